@@ -1,0 +1,64 @@
+// swift-tools-version:6.0
+// RecordKit: the ReplayKit model on Linux. See docs/ARCHITECTURE.md for what each target is
+// and what it may depend on (DESIGN.md, "Parts").
+import PackageDescription
+
+let package = Package(
+    name: "RecordKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "RecordKit", targets: ["RecordKit"]),
+        .executable(name: "recordctl", targets: ["recordctl"]),
+    ],
+    dependencies: [
+        // Declarative command line (one type per verb), as STYLE.md recommends.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: SDK: what an extension author imports. Foundation only.
+        .target(name: "RecordKit", path: "Sources/RecordKit"),
+
+        // MARK: C modules (system libraries from Debian packages, via pkg-config).
+        .systemLibrary(
+            name: "CFFmpeg", path: "Sources/CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswscale libswresample",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
+        .systemLibrary(
+            name: "CX11", path: "Sources/CX11",
+            pkgConfig: "x11 xext xfixes xdamage xscrnsaver",
+            providers: [.apt(["libx11-dev", "libxext-dev", "libxfixes-dev", "libxdamage-dev", "libxss-dev"])]),
+        // libpulse's .pc adds -D_REENTRANT -pthread, which SwiftPM warns about on every build; its
+        // headers live in /usr/include, so the modulemap links it directly (Debian: libpulse-dev).
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse"),
+        // The one compiled C shim: what needs _GNU_SOURCE, CMSG_* or sockaddr_un.
+        .target(name: "CShims", path: "Sources/CShims"),
+
+        // MARK: Platform parts.
+        .target(name: "RecordKitCapture", dependencies: ["RecordKit", "CX11", "CPulse", "CShims"],
+                path: "Sources/RecordKitCapture"),
+        .target(name: "RecordKitMedia", dependencies: ["RecordKit", "CFFmpeg"],
+                path: "Sources/RecordKitMedia"),
+        .target(name: "RecordKitPipeline", dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia"],
+                path: "Sources/RecordKitPipeline"),
+
+        // MARK: Built-in upload extensions (public SDK + media for muxing).
+        .target(name: "FileUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
+                path: "Extensions/FileUpload"),
+
+        // MARK: Command line.
+        .executableTarget(
+            name: "recordctl",
+            dependencies: [
+                "RecordKitPipeline", "FileUploadExtension",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/recordctl"),
+        // Test support: an X11 window of a known colour (and flashing for sync tests).
+        .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
+
+        // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
+        .testTarget(name: "RecordKitTests", dependencies: ["RecordKit", "RecordKitPipeline"],
+                    path: "Tests/RecordKitTests"),
+        .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
+    ]
+)

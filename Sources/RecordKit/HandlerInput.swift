@@ -1,0 +1,45 @@
+/// What a handler wants to receive for the video stream.
+public enum VideoInput: Sendable, Hashable {
+    /// No video.
+    case none
+    /// Raw frames converted to this pixel format (at the capture size).
+    case raw(PixelFormat)
+    /// H.264 packets from a shared encoder with these settings.
+    case encoded(VideoEncoderSettings)
+}
+
+/// What a handler wants to receive for one audio stream.
+public enum AudioInput: Sendable, Hashable {
+    /// Nothing.
+    case none
+    /// PCM in ``AudioFormat/standard``.
+    case raw
+    /// AAC packets from a shared encoder with these settings.
+    case encoded(AudioEncoderSettings)
+}
+
+/// The input a handler declares: the pipeline encodes once per distinct setting and fans the
+/// same packets out to every handler that asked for them.
+public struct HandlerInput: Sendable, Hashable {
+    /// The video stream.
+    public var video: VideoInput
+    /// Application audio (``SampleBufferType/audioApp``).
+    public var appAudio: AudioInput
+    /// Microphone audio (``SampleBufferType/audioMic``).
+    public var micAudio: AudioInput
+    /// App and mic mixed into one track (``SampleBufferType/audioMixed``).
+    public var mixedAudio: AudioInput
+
+    /// Creates an input declaration.
+    public init(video: VideoInput, appAudio: AudioInput = .none, micAudio: AudioInput = .none,
+                mixedAudio: AudioInput = .none) {
+        self.video = video
+        self.appAudio = appAudio
+        self.micAudio = micAudio
+        self.mixedAudio = mixedAudio
+    }
+
+    /// H.264 (file defaults) plus app and mic audio as two AAC tracks: what a file wants.
+    public static let encodedFile = HandlerInput(
+        video: .encoded(.fileDefault), appAudio: .encoded(.standard), micAudio: .encoded(.standard))
+}

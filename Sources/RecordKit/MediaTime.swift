@@ -1,0 +1,56 @@
+/// A rational point or span on the broadcast timeline: `value / timescale` seconds.
+///
+/// Broadcast time starts at zero when the broadcast starts and excludes paused spans, so it is
+/// continuous across pause and resume. Like `CMTime`, it is exact: no floating point is involved
+/// until you ask for ``seconds``.
+public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The numerator, in units of `1 / timescale` seconds.
+    public var value: Int64
+    /// Units per second; always positive.
+    public var timescale: Int32
+
+    /// Creates a time of `value / timescale` seconds. `timescale` must be positive.
+    public init(value: Int64, timescale: Int32) {
+        precondition(timescale > 0, "MediaTime timescale must be positive")
+        self.value = value
+        self.timescale = timescale
+    }
+
+    /// Zero on the nanosecond timescale.
+    public static let zero = MediaTime(value: 0, timescale: 1_000_000_000)
+
+    /// A time in nanoseconds.
+    public static func nanoseconds(_ ns: Int64) -> MediaTime { MediaTime(value: ns, timescale: 1_000_000_000) }
+
+    /// The time in seconds, as a floating-point approximation.
+    public var seconds: Double { Double(value) / Double(timescale) }
+
+    /// The time in nanoseconds (rounded toward negative infinity on overflow-free math).
+    public var nanoseconds: Int64 {
+        let (q, r) = value.quotientAndRemainder(dividingBy: Int64(timescale))
+        return q * 1_000_000_000 + r * 1_000_000_000 / Int64(timescale)
+    }
+
+    /// The same instant expressed on another timescale, rounded to the nearest unit.
+    public func converted(to newTimescale: Int32) -> MediaTime {
+        if newTimescale == timescale { return self }
+        // value * new / old, rounded to nearest, in 128-bit intermediate arithmetic.
+        let old = Int64(timescale)
+        let product = value.multipliedFullWidth(by: Int64(newTimescale))
+        let (q, r) = old.dividingFullWidth(product)
+        let rounded = 2 * r.magnitude >= old.magnitude ? q + (value < 0 ? -1 : 1) : q
+        return MediaTime(value: rounded, timescale: newTimescale)
+    }
+
+    public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {
+        lhs.value.multipliedFullWidth(by: Int64(rhs.timescale)) < rhs.value.multipliedFullWidth(by: Int64(lhs.timescale))
+    }
+
+    public static func == (lhs: MediaTime, rhs: MediaTime) -> Bool {
+        lhs.value.multipliedFullWidth(by: Int64(rhs.timescale)) == rhs.value.multipliedFullWidth(by: Int64(lhs.timescale))
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(nanoseconds) }
+
+    public var description: String { "\(value)/\(timescale)" }
+}

@@ -1,0 +1,12 @@
+/// What a sample buffer carries, as ReplayKit's `RPSampleBufferType`.
+public enum SampleBufferType: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Screen pixels (raw frames or encoded video packets).
+    case video
+    /// Application audio: the monitor of a sink, or one application's sink input.
+    case audioApp
+    /// Microphone audio: a PulseAudio source.
+    case audioMic
+    /// Application and microphone audio mixed into one track, for outputs that carry one
+    /// audio track (FLV/RTMP). Only delivered to handlers that ask for it.
+    case audioMixed
+}

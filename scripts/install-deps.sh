@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian package RecordKit needs to build, run and test.
+# Idempotent: packages already present are skipped quickly by apt.
+set -euo pipefail
+PKGS=(
+  pkg-config
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
+  libx11-dev libxext-dev libxfixes-dev libxdamage-dev libxss-dev
+  libpulse-dev
+  ffmpeg xvfb x11-utils x11-xserver-utils xdotool openbox
+  pulseaudio pulseaudio-utils
+  nginx-light libnginx-mod-rtmp
+  procps psmisc python3
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PKGS[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
