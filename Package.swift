@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .library(name: "RecordKit", targets: ["RecordKit"]),
         .executable(name: "recordctl", targets: ["recordctl"]),
+        .executable(name: "recordd", targets: ["recordd"]),
     ],
     dependencies: [
         // Declarative command line (one type per verb), as STYLE.md recommends.
@@ -41,6 +42,11 @@ let package = Package(
         .target(name: "RecordKitPipeline", dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia"],
                 path: "Sources/RecordKitPipeline"),
 
+        // MARK: The service: control protocol, sessions, recovery (used by recordd and recordctl).
+        .target(name: "RecordKitService",
+                dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "CShims"],
+                path: "Sources/RecordKitService"),
+
         // MARK: Built-in upload extensions (public SDK + media for muxing).
         .target(name: "FileUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
                 path: "Extensions/FileUpload"),
@@ -49,15 +55,17 @@ let package = Package(
         .executableTarget(
             name: "recordctl",
             dependencies: [
-                "RecordKitPipeline", "FileUploadExtension",
+                "RecordKitPipeline", "RecordKitService", "FileUploadExtension",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/recordctl"),
+        .executableTarget(name: "recordd", dependencies: ["RecordKitService"], path: "Sources/recordd"),
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
 
         // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
-        .testTarget(name: "RecordKitTests", dependencies: ["RecordKit", "RecordKitPipeline"],
+        .testTarget(name: "RecordKitTests",
+                    dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RecordKitService", "CShims"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
     ]

@@ -11,6 +11,7 @@ PKGS=(
   pulseaudio pulseaudio-utils
   nginx-light libnginx-mod-rtmp
   procps psmisc python3
+  time curl util-linux
 )
 missing=()
 for p in "${PKGS[@]}"; do

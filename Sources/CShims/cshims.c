@@ -86,3 +86,5 @@ int cshim_recv_fd(int sock) {
     int fd; memcpy(&fd, CMSG_DATA(c), sizeof(int));
     return fd;
 }
+
+int cshim_accept_cloexec(int listen_fd) { return accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC); }

@@ -12,6 +12,11 @@ public protocol BroadcastContext: Sendable {
     /// `"state"` of a network connection). Shown by `recordctl status`; never put secrets here.
     func publish(serviceInfo: [String: String])
 
+    /// The sample types this handler will receive in this broadcast: those its
+    /// ``BroadcastSampleHandler/input`` asked for that the recording actually has (no audio
+    /// server means no audio types). Known from ``BroadcastSampleHandler/broadcastStarted(setupInfo:context:)`` on.
+    var streams: Set<SampleBufferType> { get }
+
     /// Whether the recording is being discarded: a handler then deletes what it wrote instead
     /// of finalizing it. Meaningful during ``BroadcastSampleHandler/broadcastFinished()``.
     var isDiscarding: Bool { get }

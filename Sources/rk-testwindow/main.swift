@@ -1,1 +1,265 @@
-print("placeholder")
+// rk-testwindow: a top-level X11 window of one known colour, for end-to-end tests.
+//
+//   rk-testwindow [--size WxH] [--position X,Y] [--color RRGGBB] [--name NAME]
+//                 [--flash-every SECONDS] [--flash-color RRGGBB]
+//
+// Opens $DISPLAY, maps the window (with size hints so a window manager honours the position),
+// and once it is mapped and painted prints its id as `0x...` on stdout. Repaints on Expose and
+// runs until killed. With --flash-every it fills the window with --flash-color for ~100 ms every
+// SECONDS and prints `flash <CLOCK_MONOTONIC seconds>` for each flash, taken right after the X
+// server has processed the fill (XSync), for audio/video sync tests.
+// If a window manager places the window elsewhere, it is moved back before its id is printed.
+// Exit codes: 64 bad arguments, 69 display unavailable, 70 window could not be placed.
+import CX11
+import Glibc
+
+struct Options: Sendable {
+    var width: UInt32 = 640
+    var height: UInt32 = 480
+    var x: Int32 = 100
+    var y: Int32 = 100
+    var color: UInt32 = 0x3366CC
+    var flashColor: UInt32 = 0xFFFFFF
+    var name = "rk-testwindow"
+    var flashEvery: Double? = nil
+}
+
+func writeOut(_ s: String) {
+    var s = s
+    s.withUTF8 { buf in
+        var off = 0
+        while off < buf.count {
+            let n = write(1, buf.baseAddress! + off, buf.count - off)
+            if n <= 0 { break }
+            off += n
+        }
+    }
+}
+
+func writeErr(_ message: String) {
+    let line = "rk-testwindow: \(message)\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
+func fail(_ message: String, code: Int32) -> Never {
+    writeErr(message)
+    exit(code)
+}
+
+func parseColor(_ s: String) -> UInt32? {
+    var hex = Substring(s)
+    if hex.hasPrefix("#") { hex = hex.dropFirst() } else if hex.lowercased().hasPrefix("0x") { hex = hex.dropFirst(2) }
+    guard hex.count == 6, let v = UInt32(hex, radix: 16) else { return nil }
+    return v
+}
+
+func parseOptions() -> Options {
+    var o = Options()
+    var args = CommandLine.arguments.dropFirst()
+    func value(_ flag: String) -> String {
+        guard let v = args.popFirst() else { fail("\(flag) needs a value", code: 64) }
+        return v
+    }
+    while let a = args.popFirst() {
+        switch a {
+        case "--size":
+            let v = value(a)
+            let p = v.split(separator: "x")
+            guard p.count == 2, let w = UInt32(p[0]), let h = UInt32(p[1]), w > 0, h > 0 else {
+                fail("--size wants WxH, got \(v)", code: 64)
+            }
+            (o.width, o.height) = (w, h)
+        case "--position":
+            let v = value(a)
+            let p = v.split(separator: ",", omittingEmptySubsequences: false)
+            guard p.count == 2, let x = Int32(p[0]), let y = Int32(p[1]) else {
+                fail("--position wants X,Y, got \(v)", code: 64)
+            }
+            (o.x, o.y) = (x, y)
+        case "--color":
+            let v = value(a)
+            guard let c = parseColor(v) else { fail("--color wants RRGGBB, got \(v)", code: 64) }
+            o.color = c
+        case "--flash-color":
+            let v = value(a)
+            guard let c = parseColor(v) else { fail("--flash-color wants RRGGBB, got \(v)", code: 64) }
+            o.flashColor = c
+        case "--name":
+            o.name = value(a)
+        case "--flash-every":
+            let v = value(a)
+            guard let s = Double(v), s >= 0.2 else { fail("--flash-every wants SECONDS >= 0.2, got \(v)", code: 64) }
+            o.flashEvery = s
+        case "-h", "--help":
+            writeOut("usage: rk-testwindow [--size WxH] [--position X,Y] [--color RRGGBB] [--name NAME] [--flash-every SECONDS] [--flash-color RRGGBB]\n")
+            exit(0)
+        default:
+            fail("unknown argument \(a) (see --help)", code: 64)
+        }
+    }
+    return o
+}
+
+func monotonicNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func formatTime(_ t: Double) -> String {
+    let sec = t.rounded(.down)
+    let nsec = Int((t - sec) * 1e9)
+    var frac = String(nsec)
+    frac = String(repeating: "0", count: max(0, 9 - frac.count)) + frac
+    return "\(Int(sec)).\(frac)"
+}
+
+/// Everything after option parsing; state is local so it stays off the main actor's globals.
+func run(_ opts: Options) -> Never {
+    guard let dpy = XOpenDisplay(nil) else {
+        let name = getenv("DISPLAY").map { String(cString: $0) } ?? "(DISPLAY is not set)"
+        fail("cannot open display \(name)", code: 69)
+    }
+    let screen = XDefaultScreen(dpy)
+    let root = XRootWindow(dpy, screen)
+    let colormap = XDefaultColormap(dpy, screen)
+
+    func allocPixel(_ rgb: UInt32) -> UInt {
+        var c = XColor()
+        c.red = UInt16((rgb >> 16) & 0xFF) * 257
+        c.green = UInt16((rgb >> 8) & 0xFF) * 257
+        c.blue = UInt16(rgb & 0xFF) * 257
+        c.flags = CChar(DoRed | DoGreen | DoBlue)
+        guard XAllocColor(dpy, colormap, &c) != 0 else { fail("cannot allocate colour " + String(rgb, radix: 16), code: 69) }
+        return c.pixel
+    }
+    let pixel = allocPixel(opts.color)
+    let flashPixel = allocPixel(opts.flashColor)
+
+    let window = XCreateSimpleWindow(dpy, root, opts.x, opts.y, opts.width, opts.height, 0, 0, pixel)
+
+    // Ask the window manager for exactly this position and size.
+    if let hints = XAllocSizeHints() {
+        hints.pointee.flags = USPosition | USSize | PPosition | PSize
+        hints.pointee.x = opts.x
+        hints.pointee.y = opts.y
+        hints.pointee.width = Int32(opts.width)
+        hints.pointee.height = Int32(opts.height)
+        XSetWMNormalHints(dpy, window, hints)
+        XFree(hints)
+    }
+    XStoreName(dpy, window, opts.name)
+    let utf8 = XInternAtom(dpy, "UTF8_STRING", False)
+    let netWMName = XInternAtom(dpy, "_NET_WM_NAME", False)
+    let nameBytes = Array(opts.name.utf8)
+    nameBytes.withUnsafeBufferPointer { buf in
+        _ = XChangeProperty(dpy, window, netWMName, utf8, 8, PropModeReplace, buf.baseAddress, Int32(buf.count))
+    }
+    let netWMPid = XInternAtom(dpy, "_NET_WM_PID", False)
+    let pidValue = [Int(getpid())]
+    pidValue.withUnsafeBytes { raw in
+        _ = XChangeProperty(dpy, window, netWMPid, XA_CARDINAL, 32, PropModeReplace,
+                            raw.baseAddress!.assumingMemoryBound(to: UInt8.self), 1)
+    }
+    if let classHint = XAllocClassHint() {
+        classHint.pointee.res_name = strdup("rk-testwindow")
+        classHint.pointee.res_class = strdup("RKTestWindow")
+        XSetClassHint(dpy, window, classHint)
+        XFree(classHint)
+    }
+
+    XSelectInput(dpy, window, ExposureMask | StructureNotifyMask)
+    let gc = XCreateGC(dpy, window, 0, nil)
+    var width = opts.width
+    var height = opts.height
+
+    func paint(_ p: UInt) {
+        XSetWindowBackground(dpy, window, p)
+        XSetForeground(dpy, gc, p)
+        XFillRectangle(dpy, window, gc, 0, 0, width, height)
+    }
+
+    XMapWindow(dpy, window)
+    XFlush(dpy)
+
+    var mapped = false
+    var announced = false
+    // Once mapped and painted: check that the window is where it was asked to be (a window
+    // manager may place it elsewhere), move it back if not, then announce its id.
+    var placeCheck = Double.infinity
+    var placeGiveUp = Double.infinity
+    func absolutePosition() -> (Int32, Int32) {
+        var x: Int32 = 0, y: Int32 = 0
+        var child: Window = 0
+        XTranslateCoordinates(dpy, window, root, 0, 0, &x, &y, &child)
+        return (x, y)
+    }
+    var flashing = false
+    var nextFlash = Double.infinity
+    var flashEnd = Double.infinity
+    let fd = XConnectionNumber(dpy)
+
+    while true {
+        while XPending(dpy) > 0 {
+            var ev = XEvent()
+            XNextEvent(dpy, &ev)
+            switch ev.type {
+            case MapNotify:
+                mapped = true
+            case ConfigureNotify:
+                width = UInt32(max(1, ev.xconfigure.width))
+                height = UInt32(max(1, ev.xconfigure.height))
+            case Expose:
+                if ev.xexpose.count == 0 {
+                    paint(flashing ? flashPixel : pixel)
+                    if mapped && !announced && placeCheck == .infinity { placeCheck = monotonicNow() }
+                }
+            default:
+                break
+            }
+        }
+        let now = monotonicNow()
+        if !announced && now >= placeCheck {
+            XSync(dpy, False)
+            let (x, y) = absolutePosition()
+            if placeGiveUp == .infinity { placeGiveUp = now + 3 }
+            if (x, y) == (opts.x, opts.y) || now >= placeGiveUp {
+                if (x, y) != (opts.x, opts.y) {
+                    fail("window manager keeps the window at \(x),\(y) instead of \(opts.x),\(opts.y)", code: 70)
+                }
+                announced = true
+                placeCheck = .infinity
+                writeOut("0x" + String(window, radix: 16) + "\n")
+                if let every = opts.flashEvery { nextFlash = monotonicNow() + every }
+            } else {
+                writeErr("window placed at \(x),\(y), moving it to \(opts.x),\(opts.y)")
+                XMoveWindow(dpy, window, opts.x, opts.y)
+                XSync(dpy, False)
+                placeCheck = now + 0.05
+            }
+        }
+        if flashing && now >= flashEnd {
+            flashing = false
+            paint(pixel)
+            XSync(dpy, False)
+            flashEnd = .infinity
+        }
+        if !flashing && now >= nextFlash, let every = opts.flashEvery {
+            flashing = true
+            paint(flashPixel)
+            XSync(dpy, False)
+            let t = monotonicNow()
+            writeOut("flash \(formatTime(t))\n")
+            flashEnd = t + 0.1
+            nextFlash += every
+            if nextFlash < t { nextFlash = t + every }  // never queue up missed flashes
+        }
+        XFlush(dpy)
+        let deadline = min(flashing ? flashEnd : nextFlash, placeCheck, now + 1.0)
+        let timeoutMs = Int32(max(0, min(1000, (deadline - monotonicNow()) * 1000)).rounded(.up))
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&pfd, 1, timeoutMs)
+    }
+}
+
+run(parseOptions())

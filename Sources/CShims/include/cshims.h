@@ -19,4 +19,6 @@ long cshim_peer_uid(int fd);
 int cshim_send_fd(int sock, int fd_to_send);
 /// Receives a descriptor sent with cshim_send_fd. -1 and errno on failure.
 int cshim_recv_fd(int sock);
+/// Accepts a connection with close-on-exec set (accept4). -1 and errno on failure.
+int cshim_accept_cloexec(int listen_fd);
 #endif

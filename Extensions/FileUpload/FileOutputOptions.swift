@@ -1,0 +1,77 @@
+import Glibc
+import RecordKit
+
+/// What the file handler writes, and where.
+public struct FileOutputOptions: Sendable {
+    /// The container format of the file.
+    public enum Container: String, Sendable {
+        /// MPEG-4 (`.mp4`): written fragmented while recording (so a crash leaves a playable
+        /// file), then rewritten as a plain MP4 with its index first.
+        case mp4
+        /// Matroska (`.mkv`): written directly; playable at every moment.
+        case mkv
+
+        /// The usual file name extension.
+        public var fileExtension: String { rawValue }
+    }
+
+    /// The output file, or nil for `Recording YYYY-MM-DD at HH.MM.SS.<ext>` in the videos
+    /// directory (`$XDG_VIDEOS_DIR`, `XDG_VIDEOS_DIR` of `~/.config/user-dirs.dirs`, else `~/Videos`).
+    /// A relative path is taken relative to the current directory.
+    public var path: String?
+    /// The container.
+    public var container: Container
+    /// Whether an existing file at ``path`` may be replaced.
+    public var overwrite: Bool
+    /// H.264 settings.
+    public var video: VideoEncoderSettings
+    /// AAC settings (both audio tracks).
+    public var audio: AudioEncoderSettings
+    /// Whether the file gets an application-audio track.
+    public var includeAppAudio: Bool
+    /// Whether the file gets a microphone track.
+    public var includeMicAudio: Bool
+    /// Where to write while recording, or nil to write at the destination itself. The service
+    /// writes into the recording's session directory and moves the result to ``path`` at stop,
+    /// so an interrupted recording can be found and recovered, and a discarded one never
+    /// touched the destination beyond its empty placeholder.
+    public var workingPath: String?
+
+    /// Creates options; the defaults record an MP4 with H.264 and two AAC tracks into the videos directory.
+    public init(path: String? = nil, container: Container = .mp4, overwrite: Bool = false,
+                video: VideoEncoderSettings = .fileDefault, audio: AudioEncoderSettings = .standard,
+                includeAppAudio: Bool = true, includeMicAudio: Bool = true) {
+        self.path = path
+        self.container = container
+        self.overwrite = overwrite
+        self.video = video
+        self.audio = audio
+        self.includeAppAudio = includeAppAudio
+        self.includeMicAudio = includeMicAudio
+    }
+
+    /// The absolute path the file will have. Without ``path`` the name holds the current time,
+    /// so two calls a second apart differ: resolve once and keep the result.
+    public func resolvedPath() -> String {
+        guard let path, !path.isEmpty else {
+            let name = DefaultOutputLocation.fileName(at: time(nil), extension: container.fileExtension)
+            return DefaultOutputLocation.videosDirectory() + "/" + name
+        }
+        if path.hasPrefix("/") { return path }
+        if path == "~" || path.hasPrefix("~/") { return DefaultOutputLocation.homeDirectory() + String(path.dropFirst()) }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (directory == "/" ? "" : directory) + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+    }
+
+    /// Checks that the file can be written, before anything is recorded, and leaves no file behind.
+    ///
+    /// Throws ``BroadcastError/Kind/invalidSetup`` when the directory does not exist or the
+    /// file exists without ``overwrite``, and ``BroadcastError/Kind/outputFailed`` when the
+    /// directory or file cannot be written (checked with `access(W_OK)` and by creating and
+    /// removing the file). Without ``path``, a missing default videos directory is created.
+    public func validate() throws(BroadcastError) {
+        try OutputPathCheck(path: resolvedPath(), overwrite: overwrite, createDirectory: path == nil || path == "").run()
+    }
+}

@@ -1,0 +1,48 @@
+import CShims
+
+/// What the capture thread runs: paced ticks of a ``CaptureSession`` until told to stop, the
+/// window goes away, or capture fails; then it closes the session on that same thread.
+struct CaptureLoop: Sendable {
+    /// The X side; used only by this loop once it runs.
+    let session: CaptureSession
+    /// Tick rate.
+    let framesPerSecond: Int
+    /// Set by ``ScreenCapture/stop()``.
+    let stopSignal: StopSignal
+    /// Shared counters.
+    let counters: CaptureCounters
+    /// The callbacks set on the ``ScreenCapture`` (read when needed, so late setting works).
+    let callbacks: CaptureCallbacks
+    /// Receives frames, on this thread.
+    let deliver: @Sendable (CapturedFrame) -> Void
+
+    /// Runs until stopped. Blocks the calling thread.
+    func run() {
+        defer { session.close() }
+        let clock = TickClock(start: cshim_monotonic_ns(), framesPerSecond: framesPerSecond)
+        var tick: Int64 = 0
+        while !stopSignal.isSet {
+            let (due, skipped) = clock.next(after: tick, now: cshim_monotonic_ns())
+            if skipped > 0 { counters.update { $0.lateTicks += skipped } }
+            tick = due
+            _ = cshim_sleep_until_ns(clock.deadline(of: tick))
+            if stopSignal.isSet { break }
+            switch session.tick(sequence: tick) {
+            case .frame(let frame):
+                counters.update { $0.captured += 1 }
+                deliver(frame)
+            case .poolExhausted:
+                counters.update { $0.droppedPoolExhausted += 1 }
+            case .skipped:
+                break
+            case .windowGone:
+                callbacks.windowGone?()
+                return
+            case .failed(let error):
+                callbacks.failure?(error)
+                return
+            }
+            tick += 1
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import RecordKit
+
+/// One grabbed frame of the screen, in BGR0 (`AV_PIX_FMT_BGR0`): per pixel the bytes B, G, R
+/// and one unused byte whose value is undefined.
+///
+/// The pixels live in a pooled buffer: keep the frame (or its ``pixels``) only as long as you
+/// need it, because a ``ScreenCapture`` whose pool is fully held drops new frames rather than wait.
+/// The memory is immutable once delivered and may be read from any thread.
+public struct CapturedFrame: Sendable {
+    /// The pixels: ``height`` rows of ``bytesPerRow`` bytes, the first ``width`` × 4 of each used.
+    public let pixels: MediaBuffer
+    /// Distance in bytes between the starts of two rows (at least ``width`` × 4).
+    public let bytesPerRow: Int
+    /// Width in pixels (even).
+    public let width: Int
+    /// Height in pixels (even).
+    public let height: Int
+    /// `CLOCK_MONOTONIC` nanoseconds at which the content was grabbed: the midpoint of the
+    /// image request to the X server.
+    public let captureTime: UInt64
+    /// Index of the capture tick since ``ScreenCapture/start(deliver:)``: `captureTime` is close
+    /// to start + `sequence` / fps. Skipped or dropped ticks leave gaps.
+    public let sequence: Int64
+
+    /// Describes a frame. ``ScreenCapture`` creates them; tests and synthetic sources may too.
+    public init(pixels: MediaBuffer, bytesPerRow: Int, width: Int, height: Int,
+                captureTime: UInt64, sequence: Int64) {
+        self.pixels = pixels
+        self.bytesPerRow = bytesPerRow
+        self.width = width
+        self.height = height
+        self.captureTime = captureTime
+        self.sequence = sequence
+    }
+}

@@ -1,0 +1,21 @@
+/// Settings of a ``ScreenCapture``, fixed when it is created.
+public struct ScreenCaptureConfiguration: Sendable {
+    /// The X display to open, e.g. `:0`; nil means the `DISPLAY` environment variable.
+    public var display: String?
+    /// What to capture.
+    public var target: CaptureTarget
+    /// Ticks per second of the capture clock. Values outside 1...240 are clamped into that range.
+    public var framesPerSecond: Int
+    /// Whether the mouse cursor is composited into frames (needs the XFixes extension; without
+    /// it frames come without a cursor).
+    public var showsCursor: Bool
+
+    /// Creates a configuration; the defaults capture the whole `$DISPLAY` at 30 fps with the cursor.
+    public init(display: String? = nil, target: CaptureTarget = .screen,
+                framesPerSecond: Int = 30, showsCursor: Bool = true) {
+        self.display = display
+        self.target = target
+        self.framesPerSecond = framesPerSecond
+        self.showsCursor = showsCursor
+    }
+}

@@ -1,0 +1,64 @@
+import CX11
+
+/// Where the capture target is on the root window, asked once per tick.
+///
+/// A screen or region target never moves. A window target is looked up every tick
+/// (`XGetWindowAttributes` for size and visibility, `XTranslateCoordinates` for its position on
+/// the root window), so the capture follows it as it moves, also under a reparenting window
+/// manager. Confined to the thread that owns the connection.
+final class TargetTracker {
+    /// Where the target is this tick.
+    enum Position: Equatable {
+        /// The target occupies this rectangle of the root window (its current size).
+        case visible(CaptureRect)
+        /// The window exists but is not viewable (unmapped, minimized, on another desktop).
+        case hidden
+        /// The window was destroyed.
+        case gone
+    }
+
+    private enum Kind {
+        case fixed(CaptureRect)
+        case window(UInt)
+    }
+
+    private let connection: XDisplayConnection
+    private let kind: Kind
+
+    /// Tracks a fixed rectangle of the root window.
+    init(connection: XDisplayConnection, fixed rect: CaptureRect) {
+        self.connection = connection
+        self.kind = .fixed(rect)
+    }
+
+    /// Tracks window `window`.
+    init(connection: XDisplayConnection, window: UInt) {
+        self.connection = connection
+        self.kind = .window(window)
+    }
+
+    /// The target's position now. For a window this costs two round trips to the X server.
+    func current() -> Position {
+        switch kind {
+        case .fixed(let rect):
+            return .visible(rect)
+        case .window(let window):
+            return locate(window)
+        }
+    }
+
+    private func locate(_ window: UInt) -> Position {
+        let display = connection.display
+        XErrorTrap.reset(display)
+        var attributes = XWindowAttributes()
+        // Each call waits for its reply, so an error it caused has been recorded on return.
+        guard XGetWindowAttributes(display, window, &attributes) != 0,
+              XErrorTrap.take(display) == nil else { return .gone }
+        guard attributes.map_state == IsViewable else { return .hidden }
+        var x: Int32 = 0, y: Int32 = 0
+        var child: UInt = 0
+        guard XTranslateCoordinates(display, window, connection.root, 0, 0, &x, &y, &child) != 0,
+              XErrorTrap.take(display) == nil else { return .gone }
+        return .visible(CaptureRect(x: Int(x), y: Int(y), width: Int(attributes.width), height: Int(attributes.height)))
+    }
+}

@@ -1,0 +1,200 @@
+import CFFmpeg
+import RecordKit
+
+/// An AAC-LC encoder (FFmpeg's native `aac`) that takes PCM sample buffers and emits packets.
+///
+/// Input: ``SampleBuffer``s with a `.pcm` payload, normally ``AudioFormat/standard`` (48 kHz
+/// stereo interleaved float) in blocks of any length; other rates, channel counts and s16 are
+/// converted with libswresample. Samples are queued so that every frame sent to the encoder
+/// has exactly ``EncodedFormat/frameSize`` (1024) samples, except the last one in ``finish(emit:)``.
+/// Timestamps follow ``PCMData/startFrame``: a gap between blocks is filled with silence and an
+/// overlap is trimmed, so the track stays on the broadcast timeline. Packets are stamped in
+/// units of `1 / sampleRate`; the first starts at -1024 (the AAC encoder's priming delay).
+///
+/// Threading: not thread-safe. Use one encoder from one thread at a time (a serial queue).
+public final class AudioEncoder: @unchecked Sendable {
+    /// The encoded stream's description, complete before the first packet (AudioSpecificConfig included).
+    public let format: EncodedFormat
+    /// Identifies this encoder; every packet carries it as ``EncodedPacket/encoderID``.
+    public let id: String
+    /// The sample type of the track this encoder encodes (`.audioApp`, `.audioMic`, `.audioMixed`).
+    public let type: SampleBufferType
+
+    private let codec: CodecContext
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private let fifo: AudioFifo
+    private var resampler: Resampler?
+    private let frameSize: Int
+    private let sampleRate: Int
+    /// Timestamp of the next frame sent to the encoder, in 1/sampleRate.
+    private var nextPts: Int64?
+    /// The input frame index expected next, in the input's own rate.
+    private var expectedInputFrame: Int64?
+    private var finished = false
+
+    /// Opens an encoder for `settings` producing packets of sample type `type`.
+    public init(settings: AudioEncoderSettings, type: SampleBufferType, id: String) throws(MediaError) {
+        guard [8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 64_000, 88_200, 96_000].contains(settings.sampleRate) else {
+            throw MediaError("audio encoder \(id): sample rate \(settings.sampleRate) Hz is not an AAC rate")
+        }
+        guard (1...8).contains(settings.channels) else {
+            throw MediaError("audio encoder \(id): \(settings.channels) channels is out of range (1...8)")
+        }
+        guard settings.bitRate >= 8_000 else {
+            throw MediaError("audio encoder \(id): bitrate \(settings.bitRate) bit/s is too low (at least 8000)")
+        }
+        let codec = try CodecContext(encoderNamed: "aac")
+        let context = codec.pointer
+        context.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        context.pointee.sample_rate = Int32(settings.sampleRate)
+        av_channel_layout_default(&context.pointee.ch_layout, Int32(settings.channels))
+        context.pointee.bit_rate = Int64(settings.bitRate)
+        context.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
+        context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        try codec.open(options: [:], describing: "\(settings.sampleRate) Hz, \(settings.channels) ch, \(settings.bitRate) bit/s")
+        let frameSize = Int(context.pointee.frame_size)
+        guard frameSize > 0 else { throw MediaError("audio encoder \(id): the aac encoder reported no frame size") }
+
+        guard let frame = av_frame_alloc() else { throw MediaError("audio encoder \(id): allocating a frame", code: shim_averror(ENOMEM)) }
+        frame.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+        frame.pointee.sample_rate = Int32(settings.sampleRate)
+        frame.pointee.nb_samples = Int32(frameSize)
+        av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
+        let allocated = av_frame_get_buffer(frame, 0)
+        if allocated < 0 {
+            var owned: UnsafeMutablePointer<AVFrame>? = frame
+            av_frame_free(&owned)
+            throw MediaError("audio encoder \(id): allocating a frame of \(frameSize) samples", code: allocated)
+        }
+        do {
+            self.fifo = try AudioFifo(channels: settings.channels, capacity: frameSize * 4)
+        } catch {
+            var owned: UnsafeMutablePointer<AVFrame>? = frame
+            av_frame_free(&owned)
+            throw error
+        }
+        self.codec = codec
+        self.frame = frame
+        self.frameSize = frameSize
+        self.sampleRate = settings.sampleRate
+        self.id = id
+        self.type = type
+        self.format = EncodedFormat(codec: .aac, timescale: Int32(settings.sampleRate), extradata: codec.extradata,
+                                    bitRate: settings.bitRate, sampleRate: settings.sampleRate,
+                                    channels: settings.channels, frameSize: frameSize)
+    }
+
+    /// Encodes one block of PCM (`block.payload` must be `.pcm`) and emits every packet that
+    /// became ready. Blocks must come in timeline order. Each emitted sample has this encoder's
+    /// ``type`` and shares the encoder's packet memory (no copy).
+    public func encode(_ block: SampleBuffer, emit: (SampleBuffer) -> Void) throws(MediaError) {
+        guard !finished else { throw MediaError("audio encoder \(id): encode called after finish") }
+        guard case .pcm(let pcm) = block.payload else {
+            throw MediaError("audio encoder \(id): got a \(block.type.rawValue) sample without PCM payload")
+        }
+        let input: AudioFormat
+        if case .audio(let described) = block.formatDescription { input = described } else { input = .standard }
+        guard input.sampleRate > 0, (1...8).contains(input.channels) else {
+            throw MediaError("audio encoder \(id): input format \(input.sampleRate) Hz \(input.channels) ch is not supported")
+        }
+        guard pcm.frameCount >= 0, pcm.buffer.count >= pcm.frameCount * input.bytesPerFrame else {
+            throw MediaError("audio encoder \(id): block at frame \(pcm.startFrame) claims \(pcm.frameCount) frames but holds \(pcm.buffer.count) bytes")
+        }
+        if resampler?.input != input {
+            // A format change mid-track: keep what the old converter holds, then start a new one.
+            if resampler != nil { try drainResampler(emit: emit) }
+            resampler = try Resampler(input: input, outputRate: sampleRate, outputChannels: format.channels)
+        }
+        guard let resampler else { return }
+
+        var skip = 0
+        if let expected = expectedInputFrame {
+            if pcm.startFrame > expected {
+                try insertSilence(inputFrames: pcm.startFrame - expected, inputRate: input.sampleRate, emit: emit)
+            } else if pcm.startFrame < expected {
+                skip = Int(min(expected - pcm.startFrame, Int64(pcm.frameCount)))
+            }
+        } else {
+            nextPts = av_rescale_q(pcm.startFrame, AVRational(num: 1, den: Int32(input.sampleRate)),
+                                   AVRational(num: 1, den: Int32(sampleRate)))
+        }
+        expectedInputFrame = max(expectedInputFrame ?? .min, pcm.startFrame + Int64(pcm.frameCount))
+        let frames = pcm.frameCount - skip
+        guard frames > 0, let base = pcm.buffer.bytes.baseAddress else { return }
+        try resampler.convert(base + skip * input.bytesPerFrame, frames: frames) { (planes, count) throws(MediaError) in
+            try fifo.write(planes, frames: count)
+        }
+        try sendFullFrames(emit: emit)
+    }
+
+    /// Flushes: encodes what is queued (a last, shorter frame if needed), drains the encoder and
+    /// emits the remaining packets. Call once, last.
+    public func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {
+        guard !finished else { return }
+        finished = true
+        try drainResampler(emit: emit)
+        let rest = fifo.count
+        if rest > 0 {
+            try sendFrame(samples: rest, emit: emit)
+        }
+        try codec.encode(nil, what: "audio encoder \(id): flushing") { packet in
+            emit(sample(from: packet))
+        }
+    }
+
+    private func drainResampler(emit: (SampleBuffer) -> Void) throws(MediaError) {
+        guard let resampler else { return }
+        try resampler.convert(nil, frames: 0) { (planes, count) throws(MediaError) in
+            try fifo.write(planes, frames: count)
+        }
+        try sendFullFrames(emit: emit)
+    }
+
+    /// Fills a gap of `inputFrames` (at `inputRate`) with silence, a frame at a time.
+    private func insertSilence(inputFrames: Int64, inputRate: Int, emit: (SampleBuffer) -> Void) throws(MediaError) {
+        var remaining = av_rescale_q(inputFrames, AVRational(num: 1, den: Int32(inputRate)), AVRational(num: 1, den: Int32(sampleRate)))
+        while remaining > 0 {
+            let n = Int(min(remaining, Int64(frameSize)))
+            try fifo.writeSilence(frames: n)
+            try sendFullFrames(emit: emit)
+            remaining -= Int64(n)
+        }
+    }
+
+    private func sendFullFrames(emit: (SampleBuffer) -> Void) throws(MediaError) {
+        while fifo.count >= frameSize {
+            try sendFrame(samples: frameSize, emit: emit)
+        }
+    }
+
+    private func sendFrame(samples: Int, emit: (SampleBuffer) -> Void) throws(MediaError) {
+        let writable = av_frame_make_writable(frame)
+        if writable < 0 { throw MediaError("audio encoder \(id): making the frame writable", code: writable) }
+        frame.pointee.nb_samples = Int32(samples)
+        try fifo.read(into: frame, frames: samples)
+        let pts = nextPts ?? 0
+        frame.pointee.pts = pts
+        nextPts = pts + Int64(samples)
+        try codec.encode(frame, what: "audio encoder \(id): encoding \(samples) samples at pts \(pts)") { packet in
+            emit(sample(from: packet))
+        }
+    }
+
+    /// Wraps an owned packet (timestamps in 1/sampleRate) in a sample buffer, without copying.
+    private func sample(from packet: UnsafeMutablePointer<AVPacket>) -> SampleBuffer {
+        let timescale = Int32(sampleRate)
+        let pts = packet.pointee.pts
+        let dts = packet.pointee.dts == shim_av_nopts_value() ? pts : packet.pointee.dts
+        let duration = packet.pointee.duration > 0 ? packet.pointee.duration : Int64(frameSize)
+        let encoded = EncodedPacket(data: PacketBuffer.adopting(packet), decodeTime: MediaTime(value: dts, timescale: timescale),
+                                    isKeyFrame: true, encoderID: id)
+        return SampleBuffer(type: type, presentationTime: MediaTime(value: pts, timescale: timescale),
+                            duration: MediaTime(value: duration, timescale: timescale),
+                            formatDescription: .encoded(format), payload: .packet(encoded))
+    }
+
+    deinit {
+        var owned: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&owned)
+    }
+}

@@ -1,0 +1,225 @@
+import CFFmpeg
+import Glibc
+import RecordKit
+
+/// Writes encoded streams into a container with libavformat: a file (MP4, Matroska, FLV) or a
+/// network URL (`rtmp://…`).
+///
+/// Streams are fixed at creation, one per ``EncodedFormat``, in the given order. Packets are
+/// passed to `av_interleaved_write_frame`, which orders them across streams by decode time, so
+/// each stream only needs its own packets in decode order. Packets are not copied: the
+/// `AVPacket` handed to libavformat references the sample's ``MediaBuffer`` (retained until
+/// libavformat lets go of the packet, which for interleaving may be after `write` returned).
+///
+/// Threading: not thread-safe. Use one muxer from one thread at a time.
+public final class Muxer: @unchecked Sendable {
+    private enum State { case open, closed }
+
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var state = State.open
+    private let url: String
+    private let timescales: [Int32]
+    private let streamCount: Int
+    private var lastPosition: Int64 = 0
+
+    /// Opens `url` and writes the container header.
+    ///
+    /// - Parameters:
+    ///   - url: a file path or a URL libavformat understands (`rtmp://host/app/key`).
+    ///   - container: the libavformat muxer name: `"mp4"`, `"matroska"`, `"flv"`, ….
+    ///   - streams: the streams, in file order; their ``EncodedFormat/extradata`` is the global header.
+    ///   - options: options for the I/O layer (`rw_timeout`, …, consumed by `avio_open2`) and for
+    ///     the muxer (`movflags`, `frag_duration`, `flvflags`, `flush_packets`, …, consumed by
+    ///     `avformat_write_header`). An option neither knows is an error.
+    ///
+    /// On failure everything is closed, and a file this call created is removed.
+    public init(url: String, container: String, streams: [EncodedFormat], options: [String: String] = [:]) throws(MediaError) {
+        self.url = url
+        self.timescales = streams.map(\.timescale)
+        self.streamCount = streams.count
+        guard !streams.isEmpty else { throw MediaError("opening \(url) as \(container) failed: no streams were given") }
+
+        var allocated: UnsafeMutablePointer<AVFormatContext>? = nil
+        let made = avformat_alloc_output_context2(&allocated, nil, container, url)
+        guard made >= 0, let context = allocated else {
+            throw MediaError("creating a \(container) muxer for \(url)", code: made < 0 ? made : shim_averror(EINVAL))
+        }
+        self.context = context
+
+        for (index, format) in streams.enumerated() {
+            guard let stream = avformat_new_stream(context, nil) else {
+                closeAndRemove(createdFile: false)
+                throw MediaError("adding stream \(index) to \(url)", code: shim_averror(ENOMEM))
+            }
+            do {
+                try Muxer.configure(stream, with: format)
+            } catch {
+                closeAndRemove(createdFile: false)
+                throw MediaError("adding stream \(index) (\(format.codec.rawValue)) to \(url) failed: \(error.message)")
+            }
+        }
+
+        let dictionary = OptionDictionary(options)
+        var createdFile = false
+        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+            let isPath = !url.contains("://") && !url.hasPrefix("file:")
+            var status = stat()
+            let existedBefore = !isPath || stat(url, &status) == 0
+            let opened = avio_open2(&context.pointee.pb, url, AVIO_FLAG_WRITE, nil, &dictionary.pointer)
+            if opened < 0 {
+                closeAndRemove(createdFile: false)
+                throw MediaError("opening \(url) for writing", code: opened)
+            }
+            createdFile = !existedBefore
+        }
+        let written = avformat_write_header(context, &dictionary.pointer)
+        if written < 0 {
+            closeAndRemove(createdFile: createdFile)
+            throw MediaError("writing the \(container) header to \(url)", code: written)
+        }
+        let unknown = dictionary.remainingKeys
+        if !unknown.isEmpty {
+            closeAndRemove(createdFile: createdFile)
+            throw MediaError("opening \(url) as \(container) failed: neither the muxer nor the I/O layer knows the option(s) \(unknown.joined(separator: ", "))")
+        }
+        lastPosition = avio_tell(context.pointee.pb)
+    }
+
+    /// Bytes written so far (the output's position, buffered bytes included); after
+    /// ``finish()`` or ``abort()``, the final size.
+    public var bytesWritten: Int64 {
+        guard state == .open, let pb = context?.pointee.pb else { return lastPosition }
+        return avio_tell(pb)
+    }
+
+    /// Writes one encoded packet to stream `index` (its position in `streams`).
+    ///
+    /// `sample.payload` must be `.packet`. Presentation and decode times are rescaled from the
+    /// sample's timescales to the stream's time base; the duration likewise. A write error
+    /// (for example `No space left on device`) is thrown as is; the muxer should then be
+    /// finished or aborted.
+    public func write(_ sample: SampleBuffer, toStream index: Int) throws(MediaError) {
+        guard state == .open, let context else { throw MediaError("writing to \(url) failed: the muxer is closed") }
+        guard index >= 0, index < streamCount else {
+            throw MediaError("writing to \(url) failed: stream \(index) does not exist (\(streamCount) streams)")
+        }
+        guard case .packet(let encoded) = sample.payload else {
+            throw MediaError("writing to \(url) failed: a \(sample.type.rawValue) sample without an encoded packet was given to stream \(index)")
+        }
+        guard let stream = context.pointee.streams[index] else { throw MediaError("writing to \(url) failed: stream \(index) is missing") }
+        guard let packet = PacketBuffer.packet(referencing: encoded.data) else {
+            throw MediaError("writing to \(url) failed: the \(sample.type.rawValue) packet at \(sample.presentationTime) is empty")
+        }
+        defer {
+            var owned: UnsafeMutablePointer<AVPacket>? = packet
+            av_packet_free(&owned)
+        }
+        let timeBase = stream.pointee.time_base
+        packet.pointee.stream_index = Int32(index)
+        packet.pointee.pts = Muxer.rescale(sample.presentationTime, to: timeBase)
+        packet.pointee.dts = Muxer.rescale(encoded.decodeTime, to: timeBase)
+        packet.pointee.duration = Muxer.rescale(sample.duration, to: timeBase)
+        if encoded.isKeyFrame { packet.pointee.flags |= AV_PKT_FLAG_KEY }
+        let result = av_interleaved_write_frame(context, packet)
+        if result < 0 {
+            throw MediaError("writing a \(sample.type.rawValue) packet at \(sample.presentationTime.seconds) s to \(url)", code: result)
+        }
+    }
+
+    /// Writes what is still queued and the trailer (MP4 index, Matroska cues), then closes the
+    /// output. Idempotent: later calls do nothing. The output is closed even when this throws.
+    public func finish() throws(MediaError) {
+        guard state == .open, let context else { return }
+        let trailer = av_write_trailer(context)
+        var flushError: Int32 = 0
+        if let pb = context.pointee.pb {
+            avio_flush(pb)
+            flushError = pb.pointee.error
+            lastPosition = avio_tell(pb)
+        }
+        let closed = close()
+        if trailer < 0 { throw MediaError("finishing \(url) (writing the trailer)", code: trailer) }
+        if flushError < 0 { throw MediaError("finishing \(url) (flushing)", code: flushError) }
+        if closed < 0 { throw MediaError("closing \(url)", code: closed) }
+    }
+
+    /// Closes the output without a trailer and drops queued packets: for a discarded recording
+    /// or after a fatal error. What was already written stays. Idempotent.
+    public func abort() {
+        guard state == .open else { return }
+        if let pb = context?.pointee.pb { lastPosition = avio_tell(pb) }
+        _ = close()
+    }
+
+    deinit { abort() }
+
+    // MARK: - Private
+
+    /// Closes the I/O context (if the muxer owns one) and frees the format context.
+    private func close() -> Int32 {
+        state = .closed
+        guard let context else { return 0 }
+        var result: Int32 = 0
+        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0, context.pointee.pb != nil {
+            result = avio_closep(&context.pointee.pb)
+        }
+        avformat_free_context(context)
+        self.context = nil
+        return result
+    }
+
+    private func closeAndRemove(createdFile: Bool) {
+        _ = close()
+        if createdFile { unlink(url) }
+    }
+
+    private static func rescale(_ time: MediaTime, to timeBase: AVRational) -> Int64 {
+        av_rescale_q_rnd(time.value, AVRational(num: 1, den: time.timescale), timeBase,
+                         AVRounding(rawValue: AV_ROUND_NEAR_INF.rawValue | AV_ROUND_PASS_MINMAX.rawValue))
+    }
+
+    /// Fills a new stream's parameters from `format`.
+    private static func configure(_ stream: UnsafeMutablePointer<AVStream>, with format: EncodedFormat) throws(MediaError) {
+        guard format.timescale > 0 else { throw MediaError("timescale \(format.timescale) is not positive") }
+        let parameters = stream.pointee.codecpar!
+        stream.pointee.time_base = AVRational(num: 1, den: format.timescale)
+        parameters.pointee.bit_rate = Int64(format.bitRate)
+        if !format.extradata.isEmpty {
+            guard let extradata = av_mallocz(format.extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
+                throw MediaError("copying the global header", code: shim_averror(ENOMEM))
+            }
+            format.extradata.withUnsafeBytes { bytes in
+                extradata.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            }
+            parameters.pointee.extradata = extradata.assumingMemoryBound(to: UInt8.self)
+            parameters.pointee.extradata_size = Int32(format.extradata.count)
+        }
+        switch format.codec {
+        case .h264:
+            guard format.width > 0, format.height > 0 else {
+                throw MediaError("video size \(format.width)x\(format.height) is not valid")
+            }
+            parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+            parameters.pointee.codec_id = AV_CODEC_ID_H264
+            parameters.pointee.width = Int32(format.width)
+            parameters.pointee.height = Int32(format.height)
+            parameters.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+            parameters.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+            if format.frameRate > 0 {
+                let rate = AVRational(num: Int32(format.frameRate), den: 1)
+                stream.pointee.avg_frame_rate = rate
+                stream.pointee.r_frame_rate = rate
+            }
+        case .aac:
+            guard format.sampleRate > 0, format.channels > 0 else {
+                throw MediaError("audio \(format.sampleRate) Hz \(format.channels) ch is not valid")
+            }
+            parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
+            parameters.pointee.codec_id = AV_CODEC_ID_AAC
+            parameters.pointee.sample_rate = Int32(format.sampleRate)
+            parameters.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+            av_channel_layout_default(&parameters.pointee.ch_layout, Int32(format.channels))
+            parameters.pointee.frame_size = Int32(format.frameSize > 0 ? format.frameSize : 1024)
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Dispatch
+import RecordKit
+import Synchronization
+
+/// Runs one handler: its own serial queue, a bounded backlog, and the serial-call contract.
+///
+/// Every call to the handler is made on the runner's private serial `DispatchQueue` (never on
+/// Swift's cooperative pool), one at a time, in enqueue order: `broadcastStarted` first,
+/// `broadcastFinished` exactly once and last. Enqueueing never blocks the caller. When more
+/// than ``Limits/video`` video samples wait, further video is dropped (for encoded video, up
+/// to the next key frame, so the handler's stream stays decodable) and counted. Audio is never
+/// dropped silently: when more than ``Limits/audio`` audio samples wait, the handler is ended
+/// with an ``BroadcastError/Kind/overrun`` error that says so.
+final class HandlerRunner: @unchecked Sendable {
+    /// Queue bounds.
+    struct Limits: Sendable {
+        /// Video samples allowed to wait (2 s at 30 fps).
+        var video = 60
+        /// Audio samples allowed to wait (about 6 s of two 1024-frame AAC tracks).
+        var audio = 600
+    }
+
+    private struct State {
+        var pendingVideo = 0
+        var pendingAudio = 0
+        var droppingVideoUntilKeyFrame = false
+        var ended = false
+        var finishCalled = false
+        var error: BroadcastError?
+        var serviceInfo: [String: String] = [:]
+        var stats = HandlerStatistics()
+    }
+
+    let name: String
+    let routes: Set<SampleRoute>
+    private let handler: any BroadcastSampleHandler  // touched on `queue` only
+    private let queue: DispatchQueue
+    private let limits: Limits
+    private let state = Mutex(State())
+    private let onEnded: @Sendable (HandlerRunner, BroadcastError) -> Void
+
+    init(name: String, handler: any BroadcastSampleHandler, routes: Set<SampleRoute>, limits: Limits = Limits(),
+         onEnded: @escaping @Sendable (HandlerRunner, BroadcastError) -> Void) {
+        self.name = name
+        self.handler = handler
+        self.routes = routes
+        self.limits = limits
+        self.onEnded = onEnded
+        self.queue = DispatchQueue(label: "recordkit.handler.\(name)", qos: .userInitiated)
+    }
+
+    /// Calls `broadcastStarted` synchronously on the handler's queue; rethrows its error.
+    func start(setupInfo: SetupInfo, context: any BroadcastContext) throws {
+        let handler = UncheckedHandler(self.handler)
+        try queue.sync { try handler.value.broadcastStarted(setupInfo: setupInfo, context: context) }
+    }
+
+    /// Queues one sample (never blocks); applies the back-pressure policy.
+    func enqueue(_ sample: SampleBuffer) {
+        let isVideo = sample.type == .video
+        var overrun = false
+        let accept: Bool = state.withLock { s in
+            if s.ended { return false }
+            if isVideo {
+                if s.droppingVideoUntilKeyFrame, case .packet(let p) = sample.payload, !p.isKeyFrame {
+                    s.stats.droppedVideo += 1
+                    return false
+                }
+                if s.pendingVideo >= limits.video {
+                    s.stats.droppedVideo += 1
+                    if case .packet = sample.payload { s.droppingVideoUntilKeyFrame = true }
+                    return false
+                }
+                s.droppingVideoUntilKeyFrame = false
+                s.pendingVideo += 1
+            } else {
+                if s.pendingAudio >= limits.audio { overrun = true; return false }
+                s.pendingAudio += 1
+            }
+            s.stats.queued = s.pendingVideo + s.pendingAudio
+            s.stats.queueHighWater = max(s.stats.queueHighWater, s.stats.queued)
+            return true
+        }
+        if overrun {
+            end(with: BroadcastError(.overrun, "handler '\(name)' fell more than \(limits.audio) audio buffers behind; "
+                + "it was ended rather than have audio dropped"))
+            return
+        }
+        guard accept else { return }
+        let handler = UncheckedHandler(self.handler)
+        queue.async { [self] in
+            let skip = state.withLock { $0.ended }
+            if !skip { handler.value.processSampleBuffer(sample, with: sample.type) }
+            state.withLock { s in
+                if isVideo { s.pendingVideo -= 1 } else { s.pendingAudio -= 1 }
+                s.stats.queued = s.pendingVideo + s.pendingAudio
+                if !skip {
+                    s.stats.delivered += 1
+                    s.stats.bytesDelivered += Int64(sample.byteCount)
+                }
+            }
+        }
+    }
+
+    /// Queues `broadcastPaused()`.
+    func paused() { lifecycle { $0.broadcastPaused() } }
+
+    /// Queues `broadcastResumed()`.
+    func resumed() { lifecycle { $0.broadcastResumed() } }
+
+    private func lifecycle(_ call: @escaping @Sendable (any BroadcastSampleHandler) -> Void) {
+        let handler = UncheckedHandler(handler)
+        queue.async { [self] in
+            if !state.withLock({ $0.ended }) { call(handler.value) }
+        }
+    }
+
+    /// Ends this handler's broadcast with an error: nothing more is delivered; the pipeline is
+    /// told once. `broadcastFinished()` still comes when the recording finishes it.
+    func end(with error: BroadcastError) {
+        let first: Bool = state.withLock { s in
+            if s.ended { return false }
+            s.ended = true
+            s.error = error
+            return true
+        }
+        if first { onEnded(self, error) }
+    }
+
+    /// Queues `broadcastFinished()` (once) and calls `completion` after it returned.
+    func finish(completion: @escaping @Sendable () -> Void) {
+        let handler = UncheckedHandler(handler)
+        queue.async { [self] in
+            let call: Bool = state.withLock { s in
+                if s.finishCalled { return false }
+                s.finishCalled = true
+                return true
+            }
+            if call { handler.value.broadcastFinished() }
+            state.withLock { $0.ended = true }
+            completion()
+        }
+    }
+
+    /// Records what the handler published.
+    func publish(_ info: [String: String]) {
+        state.withLock { s in s.serviceInfo.merge(info) { _, new in new } }
+    }
+
+    /// A snapshot for status output.
+    var snapshot: HandlerSnapshot {
+        state.withLock { s in
+            HandlerSnapshot(name: name,
+                            state: s.finishCalled && s.error == nil ? .finished : (s.error != nil ? .failed : .running),
+                            error: s.error?.message, serviceInfo: s.serviceInfo, statistics: s.stats)
+        }
+    }
+
+    /// Whether the handler was ended by an error.
+    var isEnded: Bool { state.withLock { $0.ended } }
+}
+
+/// Carries a handler reference onto its own queue; the runner guarantees serial use.
+private struct UncheckedHandler: @unchecked Sendable {
+    let value: any BroadcastSampleHandler
+    init(_ value: any BroadcastSampleHandler) { self.value = value }
+}
+
+extension SampleBuffer {
+    /// Bytes of the payload.
+    var byteCount: Int {
+        switch payload {
+        case .pixels(let p): return p.buffer.count
+        case .pcm(let p): return p.buffer.count
+        case .packet(let p): return p.data.count
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import RecordKit
+
+/// One distinct stream the pipeline produces: a sample type in one form (raw, or encoded with
+/// given settings). Handlers that want the same route share the very same sample buffers.
+public enum SampleRoute: Hashable, Sendable, CustomStringConvertible {
+    /// Video in the given form.
+    case video(VideoInput)
+    /// An audio track (`.audioApp`, `.audioMic` or `.audioMixed`) in the given form.
+    case audio(SampleBufferType, AudioInput)
+
+    /// The routes a handler input asks for, given which sample types the recording has.
+    static func routes(for input: HandlerInput, available: Set<SampleBufferType>) -> [SampleRoute] {
+        var routes: [SampleRoute] = []
+        if input.video != .none, available.contains(.video) { routes.append(.video(input.video)) }
+        for (type, form) in [(SampleBufferType.audioApp, input.appAudio), (.audioMic, input.micAudio), (.audioMixed, input.mixedAudio)]
+        where form != .none && available.contains(type) {
+            routes.append(.audio(type, form))
+        }
+        return routes
+    }
+
+    /// The sample type this route carries.
+    public var type: SampleBufferType {
+        switch self {
+        case .video: return .video
+        case .audio(let t, _): return t
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .video(.raw(let f)): return "video/raw-\(f.rawValue)"
+        case .video(.encoded(let s)): return "video/h264-\(s.preset)-\(s.rateControl)"
+        case .video(.none): return "video/none"
+        case .audio(let t, .raw): return "\(t.rawValue)/pcm"
+        case .audio(let t, .encoded(let s)): return "\(t.rawValue)/aac-\(s.bitRate)"
+        case .audio(let t, .none): return "\(t.rawValue)/none"
+        }
+    }
+}

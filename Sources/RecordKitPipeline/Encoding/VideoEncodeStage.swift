@@ -1,0 +1,76 @@
+import Dispatch
+import RecordKit
+import RecordKitCapture
+import RecordKitMedia
+import Synchronization
+
+/// One shared H.264 encoder for one distinct ``VideoEncoderSettings``, on a serial queue of its
+/// own (off the cooperative pool). Every handler that asked for these settings gets its packets.
+///
+/// Frames wait at most ``maxPending`` deep; a frame that finds the encoder further behind is
+/// dropped and counted, so capture never waits for encoding.
+final class VideoEncodeStage: @unchecked Sendable {
+    let route: SampleRoute
+    private let encoder: VideoEncoder
+    private let frameRate: Int
+    private let queue: DispatchQueue
+    private let pending = Atomic<Int>(0)
+    private let droppedFrames = Atomic<Int64>(0)
+    private let encodedFrames = Atomic<Int64>(0)
+    private let maxPending = 4
+    private var lastPts: Int64 = .min  // on `queue` only
+    private var failed = false          // on `queue` only
+    private let onPacket: @Sendable (SampleBuffer) -> Void
+    private let onError: @Sendable (MediaError) -> Void
+
+    init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String,
+         onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void) throws(MediaError) {
+        self.route = .video(.encoded(settings))
+        self.encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id)
+        self.frameRate = frameRate
+        self.queue = DispatchQueue(label: "recordkit.encode.\(id)", qos: .userInteractive)
+        self.onPacket = onPacket
+        self.onError = onError
+    }
+
+    /// Queues a frame captured at broadcast time `broadcastNs`.
+    func submit(_ frame: CapturedFrame, broadcastNs: Int64) {
+        if pending.load(ordering: .relaxed) >= maxPending {
+            droppedFrames.add(1, ordering: .relaxed)
+            return
+        }
+        pending.add(1, ordering: .relaxed)
+        queue.async { [self] in
+            defer { pending.subtract(1, ordering: .relaxed) }
+            guard !failed else { return }
+            // Constant frame rate: the frame's slot on the 1/fps grid; a second frame in one slot is a duplicate.
+            let pts = (broadcastNs * Int64(frameRate) + 500_000_000) / 1_000_000_000
+            guard pts > lastPts else { return }
+            lastPts = pts
+            guard let base = frame.pixels.bytes.baseAddress else { return }
+            do throws(MediaError) {
+                try encoder.encode(bgr0: base, bytesPerRow: frame.bytesPerRow, width: frame.width, height: frame.height,
+                                   pts: pts, emit: onPacket)
+                encodedFrames.add(1, ordering: .relaxed)
+            } catch {
+                failed = true
+                onError(error)
+            }
+        }
+    }
+
+    /// Drains the encoder and emits the remaining packets; returns when done.
+    func finish() {
+        queue.sync {
+            guard !failed else { return }
+            do throws(MediaError) { try encoder.finish(emit: onPacket) } catch { onError(error) }
+        }
+    }
+
+    /// The encoded stream's description.
+    var format: EncodedFormat { encoder.format }
+    /// Frames dropped because the encoder was behind.
+    var dropped: Int64 { droppedFrames.load(ordering: .relaxed) }
+    /// Frames encoded.
+    var encoded: Int64 { encodedFrames.load(ordering: .relaxed) }
+}

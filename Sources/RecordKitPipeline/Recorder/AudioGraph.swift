@@ -1,0 +1,84 @@
+import RecordKit
+import RecordKitCapture
+import Synchronization
+
+/// The audio half of a recording: each captured track is placed on the broadcast timeline by an
+/// ``AudioTrackAssembler`` (gaps become silence), optionally mixed, then handed raw to the
+/// dispatcher or to the shared AAC encoders.
+final class AudioGraph: @unchecked Sendable {
+    private let timeline: Timeline
+    private var assemblers: [SampleBufferType: AudioTrackAssembler] = [:]
+    private let mixer: MixerBox
+    /// Where a finished PCM block of each type goes (raw routes and encoder stages).
+    private let sinks: [SampleBufferType: [@Sendable (SampleBuffer) -> Void]]
+    private let mixedWanted: Bool
+
+    /// Builds the graph for `tracks` (`.audioApp`, `.audioMic`); `sinks` says where blocks of each
+    /// type (including `.audioMixed`) go.
+    init(timeline: Timeline, tracks: [SampleBufferType], sinks: [SampleBufferType: [@Sendable (SampleBuffer) -> Void]]) {
+        self.timeline = timeline
+        self.sinks = sinks
+        self.mixedWanted = !(sinks[.audioMixed] ?? []).isEmpty
+        let mixedSinks = sinks[.audioMixed] ?? []
+        // With both tracks, mix them; with one, the mixed track is that track re-labelled.
+        if mixedWanted && tracks.count == 2 {
+            mixer = MixerBox(PCMMixer { block in for s in mixedSinks { s(block) } })
+        } else {
+            mixer = MixerBox(nil)
+        }
+        let relabelAsMixed = mixedWanted && tracks.count == 1
+        for type in tracks {
+            let own = sinks[type] ?? []
+            let mixerRef = mixer
+            assemblers[type] = AudioTrackAssembler(type: type) { block in
+                for s in own { s(block) }
+                if relabelAsMixed {
+                    let mixed = SampleBuffer(type: .audioMixed, presentationTime: block.presentationTime, duration: block.duration,
+                                             formatDescription: block.formatDescription, payload: block.payload)
+                    for s in mixedSinks { s(mixed) }
+                }
+                mixerRef.add(block)
+            }
+        }
+    }
+
+    /// Places one captured chunk of `type` (called on PulseAudio's thread).
+    func deliver(_ type: SampleBufferType, samples: UnsafeBufferPointer<Float>, frameCount: Int, captureNs: UInt64) {
+        guard let assembler = assemblers[type], frameCount > 0 else { return }
+        let durationNs = UInt64(frameCount) * 1_000_000_000 / 48_000
+        guard let mapped = timeline.mapInterval(start: captureNs, duration: durationNs) else { return }
+        let skip = min(frameCount, Int(mapped.skipNs * 48_000 / 1_000_000_000))
+        guard skip < frameCount else { return }
+        let channels = 2
+        let rest = UnsafeBufferPointer(rebasing: samples[(skip * channels)..<(frameCount * channels)])
+        assembler.append(rest, frameCount: frameCount - skip, broadcastTimeNs: mapped.broadcastNs)
+    }
+
+    /// Fills every track that has fallen silent up to `broadcastNs`.
+    func fillSilence(until broadcastNs: Int64) {
+        for a in assemblers.values { a.fillSilence(untilBroadcastTimeNs: broadcastNs) }
+    }
+
+    /// Ends every track at `broadcastNs`: silence up to it, then the last partial block.
+    func finish(at broadcastNs: Int64) {
+        for type in [SampleBufferType.audioApp, .audioMic] {
+            guard let a = assemblers[type] else { continue }
+            a.fillSilence(untilBroadcastTimeNs: broadcastNs)
+            a.finish()
+        }
+        mixer.finish()
+    }
+}
+
+/// The app+mic mixer behind a lock: the two tracks' blocks arrive from PulseAudio's thread and
+/// from the silence timer.
+private final class MixerBox: Sendable {
+    private let mixer: Mutex<PCMMixerHolder>
+    init(_ mixer: PCMMixer?) { self.mixer = Mutex(PCMMixerHolder(mixer: mixer)) }
+    func add(_ block: SampleBuffer) { mixer.withLock { $0.mixer?.add(block) } }
+    func finish() { mixer.withLock { $0.mixer?.finish() } }
+}
+
+private struct PCMMixerHolder: @unchecked Sendable {
+    var mixer: PCMMixer?
+}

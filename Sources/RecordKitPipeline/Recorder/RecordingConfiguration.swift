@@ -1,0 +1,49 @@
+import RecordKit
+import RecordKitCapture
+
+/// What to record.
+public struct RecordingConfiguration: Sendable {
+    /// Screen, region or window, frame rate and cursor.
+    public var screen: ScreenCaptureConfiguration
+    /// Application audio source, or nil for none.
+    public var appAudio: AudioSourceSelector?
+    /// Microphone source, or nil for none.
+    public var micAudio: AudioSourceSelector?
+    /// PulseAudio server, or nil for libpulse's default (`$PULSE_SERVER`, the user's socket).
+    public var audioServer: String?
+    /// Whether a missing audio server or source is an error (otherwise: video only, with a warning).
+    public var requireAudio: Bool
+
+    /// Creates a configuration; by default the whole screen at 30 fps with the cursor, the
+    /// default sink's monitor as app audio and the default source as microphone.
+    public init(screen: ScreenCaptureConfiguration = ScreenCaptureConfiguration(),
+                appAudio: AudioSourceSelector? = .defaultSinkMonitor, micAudio: AudioSourceSelector? = .defaultSource,
+                audioServer: String? = nil, requireAudio: Bool = false) {
+        self.screen = screen
+        self.appAudio = appAudio
+        self.micAudio = micAudio
+        self.audioServer = audioServer
+        self.requireAudio = requireAudio
+    }
+}
+
+/// A handler added to a recording, under a name that status output uses.
+public struct HandlerRegistration: @unchecked Sendable {
+    /// The name ("file", "rtmp-1", an extension's name).
+    public var name: String
+    /// The handler. The recorder calls it serially on a queue of its own.
+    public var handler: any BroadcastSampleHandler
+    /// Its setup values.
+    public var setupInfo: SetupInfo
+
+    /// How many video samples may wait for this handler before further video is dropped for it.
+    public var maxQueuedVideo: Int
+
+    /// Creates a registration.
+    public init(name: String, handler: any BroadcastSampleHandler, setupInfo: SetupInfo = SetupInfo(), maxQueuedVideo: Int = 60) {
+        self.name = name
+        self.handler = handler
+        self.setupInfo = setupInfo
+        self.maxQueuedVideo = maxQueuedVideo
+    }
+}

@@ -1,0 +1,96 @@
+import CShims
+import Foundation
+import Glibc
+import Synchronization
+
+/// Listens on the control socket and serves each client on a thread of its own.
+///
+/// The socket lives in a directory private to the user (0700) and is itself 0600; every peer's
+/// uid is checked with `SO_PEERCRED` before a byte is read. Malformed, oversized and unknown
+/// requests get an error reply and the connection (and the service) stay up.
+public final class ControlServer: Sendable {
+    /// Answers one request. `connection` lets a handler keep streaming (the `events` command).
+    public typealias RequestHandler = @Sendable (ControlRequest, LineConnection) -> ControlReply?
+
+    private let paths: ServicePaths
+    private let handle: RequestHandler
+    private let listenFD = Atomic<Int32>(-1)
+
+    /// Creates a server for `paths`; `handle` answers requests (on the connection's thread).
+    public init(paths: ServicePaths, handle: @escaping RequestHandler) {
+        self.paths = paths
+        self.handle = handle
+    }
+
+    /// Binds the socket. Fails when another service already answers on it.
+    public func bind() throws(ControlError) {
+        try paths.preparePrivateRuntimeDirectory()
+        let path = paths.socketPath
+        // A live service answers a connect; a stale socket file from a killed one does not.
+        let probe = cshim_unix_connect(path)
+        if probe >= 0 {
+            Glibc.close(probe)
+            throw ControlError("busy", "a recordd is already running on \(path)")
+        }
+        unlink(path)
+        let fd = cshim_unix_listen(path, 16, 0o600)
+        guard fd >= 0 else {
+            throw ControlError("unavailable", "cannot listen on \(path): \(String(cString: strerror(errno)))")
+        }
+        listenFD.store(fd, ordering: .releasing)
+    }
+
+    /// Accepts clients until ``stop()``; blocks the calling thread.
+    public func serve() {
+        while true {
+            let lfd = listenFD.load(ordering: .acquiring)
+            if lfd < 0 { return }
+            let fd = cshim_accept_cloexec(lfd)
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
+            let connection = LineConnection(fd: fd)
+            let handle = self.handle
+            Thread.detachNewThread { Self.serveClient(connection, handle: handle) }
+        }
+    }
+
+    /// Stops accepting and removes the socket file.
+    public func stop() {
+        let fd = listenFD.exchange(-1, ordering: .acquiringAndReleasing)
+        if fd >= 0 {
+            shutdown(fd, Int32(SHUT_RDWR))
+            Glibc.close(fd)
+            unlink(paths.socketPath)
+        }
+    }
+
+    private static func serveClient(_ connection: LineConnection, handle: RequestHandler) {
+        defer { connection.close() }
+        guard PeerCredentials.isAllowed(peerUID: PeerCredentials.peerUID(of: connection.fd), serviceUID: getuid()) else {
+            connection.send(ControlReply.failure(nil, ControlError("permission_denied", "this service belongs to another user")))
+            return
+        }
+        let decoder = JSONDecoder()
+        while true {
+            switch connection.readLine() {
+            case .closed:
+                return
+            case .tooLarge:
+                connection.send(ControlReply.failure(nil, ControlError("too_large", "request longer than \(ControlProtocol.maxLineBytes) bytes")))
+            case .line(let bytes):
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+                guard let request = try? decoder.decode(ControlRequest.self, from: Data(bytes)) else {
+                    connection.send(ControlReply.failure(nil, ControlError("bad_request", "not a JSON request object with \"v\" and \"cmd\" (docs/PROTOCOL.md)")))
+                    continue
+                }
+                guard request.v == ControlProtocol.version else {
+                    connection.send(ControlReply.failure(request.id, ControlError("version", "protocol version \(request.v) is not supported; this service speaks \(ControlProtocol.version)")))
+                    continue
+                }
+                if let reply = handle(request, connection) { connection.send(reply) }
+            }
+        }
+    }
+}

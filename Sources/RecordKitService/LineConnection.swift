@@ -1,0 +1,88 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A Unix-socket connection that reads and writes newline-delimited messages, with a bound on
+/// line length. Reads happen on one thread; writes may come from several (they are serialized).
+public final class LineConnection: Sendable {
+    /// What one read produced.
+    public enum ReadResult: Sendable {
+        /// A complete line, without its newline.
+        case line([UInt8])
+        /// A line longer than the bound; it was discarded up to its newline.
+        case tooLarge
+        /// The peer closed the connection (or a read error occurred).
+        case closed
+    }
+
+    /// The socket descriptor (owned; closed by ``close()``).
+    public let fd: Int32
+    private let maxLine: Int
+    private let buffer = Mutex<[UInt8]>([])
+    private let writeLock = Mutex<Bool>(false)  // true once closed
+
+    /// Wraps a connected socket.
+    public init(fd: Int32, maxLine: Int = ControlProtocol.maxLineBytes) {
+        self.fd = fd
+        self.maxLine = maxLine
+    }
+
+    /// Reads the next line (blocking).
+    public func readLine() -> ReadResult {
+        var discarding = false
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let found: ReadResult? = buffer.withLock { buf in
+                if let nl = buf.firstIndex(of: 0x0A) {
+                    let line = Array(buf[..<nl])
+                    buf.removeSubrange(...nl)
+                    return discarding ? .tooLarge : .line(line)
+                }
+                if buf.count > maxLine { buf.removeAll(keepingCapacity: true); discarding = true }
+                return nil
+            }
+            if let found { return found }
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return .closed }
+            buffer.withLock { $0.append(contentsOf: chunk[0..<n]) }
+        }
+    }
+
+    /// Writes `bytes` plus a newline; false when the peer is gone.
+    @discardableResult
+    public func writeLine(_ bytes: [UInt8]) -> Bool {
+        writeLock.withLock { closed in
+            if closed { return false }
+            var data = bytes
+            data.append(0x0A)
+            var off = 0
+            while off < data.count {
+                let n = data.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                off += n
+            }
+            return true
+        }
+    }
+
+    /// Encodes `value` as one JSON line.
+    @discardableResult
+    public func send<T: Encodable>(_ value: T) -> Bool {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return false }
+        return writeLine(Array(data))
+    }
+
+    /// Shuts the socket down and closes it; idempotent.
+    public func close() {
+        writeLock.withLock { closed in
+            if closed { return }
+            closed = true
+            shutdown(fd, Int32(SHUT_RDWR))
+            Glibc.close(fd)
+        }
+    }
+}

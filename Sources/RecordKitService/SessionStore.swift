@@ -1,0 +1,79 @@
+import Foundation
+import Glibc
+
+/// The session directories under `$XDG_STATE_HOME/recordkit/sessions/`: one per recording, with
+/// its journal and the file being written. Stop moves the result out and removes the directory;
+/// discard removes it; a directory left behind is an interrupted recording to recover.
+public struct SessionStore: Sendable {
+    /// The parent of every session directory.
+    public let root: String
+
+    /// A store rooted at `root` (created 0700 when missing).
+    public init(root: String) {
+        self.root = root
+        try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true,
+                                                 attributes: [.posixPermissions: 0o700])
+    }
+
+    /// A new recording id: time plus randomness ("20261122-001512-3fa9").
+    public static func newID() -> String {
+        let f = DateFormatter()
+        f.dateFormat = "yyyyMMdd-HHmmss"
+        f.locale = Locale(identifier: "en_US_POSIX")
+        return f.string(from: Date()) + "-" + String(UInt16.random(in: .min ... .max), radix: 16)
+    }
+
+    /// The directory of recording `id`.
+    public func directory(of id: String) -> String { root + "/" + id }
+
+    /// Creates the directory of a new recording and its first journal.
+    public func create(_ journal: SessionJournal) throws(ControlError) {
+        let dir = directory(of: journal.id)
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw ControlError("cannot_create_output", "cannot create the session directory \(dir): \(error.localizedDescription)")
+        }
+        try write(journal)
+    }
+
+    /// Rewrites a journal atomically (write, fsync, rename).
+    public func write(_ journal: SessionJournal) throws(ControlError) {
+        let dir = directory(of: journal.id)
+        let tmp = dir + "/.journal.json.tmp", final = dir + "/journal.json"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(journal) else { throw ControlError("failed", "cannot encode the journal") }
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ControlError("failed", "cannot write \(tmp): \(String(cString: strerror(errno)))") }
+        _ = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        fsync(fd)
+        Glibc.close(fd)
+        guard rename(tmp, final) == 0 else { throw ControlError("failed", "cannot rename \(tmp): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Every journal found, in id order.
+    public func journals() -> [SessionJournal] {
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return ids.sorted().compactMap { id in
+            guard let data = FileManager.default.contents(atPath: directory(of: id) + "/journal.json") else { return nil }
+            return try? JSONDecoder().decode(SessionJournal.self, from: data)
+        }
+    }
+
+    /// Session directories without a readable journal (a crash before the first journal write).
+    public func directoriesWithoutJournal() -> [String] {
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return ids.sorted().map(directory(of:)).filter { !FileManager.default.fileExists(atPath: $0 + "/journal.json") }
+    }
+
+    /// Removes the directory of recording `id` and everything in it; returns what was removed.
+    @discardableResult
+    public func remove(_ id: String) -> [String] {
+        let dir = directory(of: id)
+        var removed = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted().map { dir + "/" + $0 }
+        if (try? FileManager.default.removeItem(atPath: dir)) != nil { removed.append(dir) } else { removed = [] }
+        return removed
+    }
+}

@@ -1,0 +1,25 @@
+import Glibc
+
+/// Writes to the terminal with `write(2)`, which Swift 6 allows from any thread.
+enum Console {
+    /// Writes one line to standard error.
+    static func error(_ message: String) { write(2, "recordctl: " + message + "\n") }
+    /// Writes one line to standard output.
+    static func out(_ message: String) { write(1, message + "\n") }
+    /// Writes raw text to standard error (for the live status line).
+    static func status(_ text: String) { write(2, text) }
+    /// Whether standard error is a terminal.
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+    private static func write(_ fd: Int32, _ text: String) {
+        var text = text
+        text.withUTF8 { buf in
+            var off = 0
+            while off < buf.count {
+                let n = Glibc.write(fd, buf.baseAddress! + off, buf.count - off)
+                if n <= 0 { return }
+                off += n
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Dispatch
+import Foundation
+import RecordKitPipeline
+
+/// The one-line live display on a terminal: elapsed, fps, dropped frames, bytes written.
+final class LiveStatusLine: @unchecked Sendable {
+    private let recorder: Recorder
+    private let timer: DispatchSourceTimer
+
+    init(recorder: Recorder) {
+        self.recorder = recorder
+        self.timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "recordctl.live"))
+    }
+
+    func start() {
+        timer.schedule(deadline: .now() + .milliseconds(500), repeating: .seconds(1))
+        timer.setEventHandler { [recorder] in
+            let s = recorder.status
+            let t = Int(s.recordedSeconds)
+            let bytes = s.handlers.reduce(Int64(0)) { total, h in
+                guard let path = h.serviceInfo["path"],
+                      let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64 else { return total }
+                return total + size
+            }
+            let line = String(format: "\r\u{1B}[K● %@ %02d:%02d  %.1f fps  dropped %lld  %.1f MB",
+                              s.state == .paused ? "paused" : "rec", t / 60, t % 60, s.capture.fps, s.capture.framesDropped,
+                              Double(bytes) / 1_000_000)
+            Console.status(line)
+        }
+        timer.resume()
+    }
+
+    func stop() {
+        timer.cancel()
+        Console.status("\r\u{1B}[K")
+    }
+}

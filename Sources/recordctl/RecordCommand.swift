@@ -1,0 +1,52 @@
+import ArgumentParser
+import Dispatch
+import FileUploadExtension
+import Foundation
+import RecordKit
+import RecordKitPipeline
+import RecordKitService
+
+/// `recordctl record`: one recording in the foreground, no service needed.
+struct RecordCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record in the foreground until Ctrl-C, SIGTERM or --duration; print the file written.",
+        discussion: "Defaults: the whole screen with the cursor, app audio and microphone, 30 fps, MP4 in $XDG_VIDEOS_DIR (else ~/Videos).")
+
+    @OptionGroup var capture: CaptureOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write (default: a timestamped name in the videos directory).", valueName: "FILE"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "SECONDS"))
+    var duration: Double?
+
+    @Option(help: "Container: mp4 or mkv (default: from the --output extension, else mp4).")
+    var format: ContainerFormat?
+
+    @Flag(help: "Replace the output file if it exists.")
+    var overwrite = false
+
+    func validate() throws {
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+    }
+
+    func run() throws {
+        let configuration: RecordingConfiguration
+        do throws(ControlError) { configuration = try capture.startArguments().recordingConfiguration() } catch {
+            throw ValidationError(error.message)
+        }
+        let container = format?.container ?? (output?.lowercased().hasSuffix(".mkv") == true ? .mkv : .mp4)
+        let file = FileUploadHandler(options: FileOutputOptions(path: output, container: container, overwrite: overwrite))
+        let session = ForegroundSession(configuration: configuration,
+                                        handlers: [HandlerRegistration(name: "file", handler: file)])
+        let code = session.run(duration: duration)
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+/// Container formats for `--format`.
+enum ContainerFormat: String, ExpressibleByArgument, CaseIterable {
+    case mp4, mkv
+    var container: FileOutputOptions.Container { self == .mkv ? .mkv : .mp4 }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Glibc
+import RecordKitService
+
+/// Connects `recordctl` to `recordd`, starting the service on demand (as tmux starts its server).
+enum ServiceConnection {
+    /// A client connected to a running service; starts one when `startIfNeeded` and none answers.
+    static func connect(startIfNeeded: Bool) throws(ControlError) -> ControlClient {
+        let paths = ServicePaths()
+        if let client = try? ControlClient(paths: paths) { return client }
+        guard startIfNeeded else { throw ControlError("unavailable", "recordd is not running") }
+        try launch(paths: paths)
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if let client = try? ControlClient(paths: paths), (try? client.request("hello")) != nil {
+                return try ControlClient(paths: paths)
+            }
+            usleep(50_000)
+        }
+        throw ControlError("unavailable", "recordd did not come up within 5 s; see \(paths.logPath)")
+    }
+
+    /// Starts `recordd` (the binary beside this one) detached, logging to the state directory.
+    static func launch(paths: ServicePaths) throws(ControlError) {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("recordd").path
+        guard FileManager.default.isExecutableFile(atPath: exe) else {
+            throw ControlError("unavailable", "cannot start the service: \(exe) is missing (build the recordd product)")
+        }
+        try? FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)
+        let logFD = open(paths.logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: exe)
+        process.arguments = []
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = logFD >= 0 ? FileHandle(fileDescriptor: logFD, closeOnDealloc: false) : FileHandle.nullDevice
+        process.standardError = logFD >= 0 ? FileHandle(fileDescriptor: logFD, closeOnDealloc: false) : FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw ControlError("unavailable", "cannot start \(exe): \(error.localizedDescription)")
+        }
+        if logFD >= 0 { close(logFD) }
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import RecordKitService
+
+/// Human-readable status and event lines.
+enum StatusFormatter {
+    /// The multi-line status report.
+    static func text(_ s: ServiceStatus) -> String {
+        var lines: [String] = []
+        if let r = s.recording {
+            let rec = r.recorder
+            var state = "state: \(r.state) (recording \(r.id))"
+            if let why = r.pauseReason { state += ", paused: \(why)" }
+            lines.append(state)
+            lines.append(String(format: "recorded: %.1f s, paused: %.1f s", rec.recordedSeconds, rec.pausedSeconds))
+            let c = rec.capture
+            lines.append(String(format: "capture: %dx%d at %.1f fps, %lld frames, %lld dropped, audio: %@", c.width, c.height, c.fps,
+                                c.framesCaptured, c.framesDropped, c.audioTracks.isEmpty ? "none" : c.audioTracks.joined(separator: ", ")))
+            lines.append("video encoders: \(rec.videoEncoders)")
+            for h in rec.handlers {
+                let st = h.statistics
+                var line = "handler \(h.name): \(h.state.rawValue), delivered \(st.delivered), dropped \(st.droppedVideo), queue max \(st.queueHighWater), \(st.bytesDelivered) bytes"
+                for key in h.serviceInfo.keys.sorted() { line += ", \(key) \(h.serviceInfo[key]!)" }
+                if let e = h.error { line += ", error: \(e)" }
+                lines.append(line)
+            }
+            for w in rec.warnings { lines.append("warning: \(w)") }
+        } else {
+            lines.append("state: idle")
+        }
+        if let last = s.last {
+            lines.append("last: \(last.id) \(last.state)\(last.reason.map { " (\($0))" } ?? "")" + (last.outputs.isEmpty ? "" : ": " + last.outputs.joined(separator: ", ")))
+        }
+        for r in s.recovered { lines.append("recovered: \(r.id) into \(r.path)") }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One event as a line.
+    static func line(_ e: ServiceEvent) -> String {
+        var parts = [e.at, e.kind]
+        if let id = e.recordingId { parts.append(id) }
+        if let state = e.state { parts.append(state) }
+        if let h = e.handler { parts.append("handler=\(h)") }
+        parts.append("reason=\(e.reason)")
+        return parts.joined(separator: " ")
+    }
+}

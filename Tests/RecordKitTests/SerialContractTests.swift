@@ -1,0 +1,122 @@
+import XCTest
+import Foundation
+import Synchronization
+import RecordKit
+import RecordKitCapture
+import RecordKitPipeline
+
+/// A handler that logs the entry and exit of every call and notices any overlap.
+final class CallLoggingHandler: BroadcastSampleHandler, @unchecked Sendable {
+    enum Call: Equatable { case started, sample(SampleBufferType), paused, resumed, finished }
+    let input: HandlerInput
+    private let delay: useconds_t
+    private let inCall = Atomic<Bool>(false)
+    private let log = Mutex<[Call]>([])
+    private let overlaps = Atomic<Int>(0)
+    private let lastTimes = Mutex<[SampleBufferType: MediaTime]>([:])
+    private let reorders = Atomic<Int>(0)
+
+    init(input: HandlerInput, delayMicroseconds: useconds_t = 0) {
+        self.input = input
+        self.delay = delayMicroseconds
+    }
+
+    private func call(_ c: Call, _ body: () -> Void = {}) {
+        if inCall.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
+        log.withLock { $0.append(c) }
+        body()
+        if delay > 0 { usleep(delay) }
+        inCall.store(false, ordering: .releasing)
+    }
+
+    func broadcastStarted(setupInfo: SetupInfo, context: any BroadcastContext) throws { call(.started) }
+    func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
+        call(.sample(type)) {
+            let t = sampleBuffer.timelineTime
+            lastTimes.withLock { last in
+                if let prev = last[type], t < prev { reorders.add(1, ordering: .relaxed) }
+                last[type] = t
+            }
+        }
+    }
+    func broadcastPaused() { call(.paused) }
+    func broadcastResumed() { call(.resumed) }
+    func broadcastFinished() { call(.finished) }
+
+    var calls: [Call] { log.withLock { $0 } }
+    var overlapCount: Int { overlaps.load(ordering: .relaxed) }
+    var reorderCount: Int { reorders.load(ordering: .relaxed) }
+    func count(_ type: SampleBufferType) -> Int { calls.filter { $0 == .sample(type) }.count }
+}
+
+/// The serial contract (DESIGN.md): per handler, calls never overlap, are never reordered,
+/// `broadcastStarted` comes first and `broadcastFinished` exactly once and last; a slow
+/// handler loses video (counted) while a fast one beside it misses nothing.
+final class SerialContractTests: XCTestCase {
+    func testSerialContractHoldsBesideASlowHandlerUnderLoad() throws {
+        guard ProcessInfo.processInfo.environment["DISPLAY"] != nil, ProcessInfo.processInfo.environment["PULSE_SERVER"] != nil else {
+            XCTFail("DISPLAY and PULSE_SERVER must point at the test rig: run scripts/test.sh (or source rig-run/env)")
+            return
+        }
+        let fast = CallLoggingHandler(input: HandlerInput(video: .raw(.bgr0), appAudio: .raw, micAudio: .raw))
+        let encoded = CallLoggingHandler(input: HandlerInput(video: .encoded(.fileDefault), appAudio: .encoded(.standard),
+                                                             micAudio: .encoded(.standard), mixedAudio: .encoded(.standard)))
+        let slow = CallLoggingHandler(input: HandlerInput(video: .raw(.bgr0)), delayMicroseconds: 100_000)
+        let config = RecordingConfiguration(
+            screen: ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 0, y: 0, width: 640, height: 360)),
+                                               framesPerSecond: 30, showsCursor: true))
+        let recorder = Recorder(configuration: config, handlers: [
+            HandlerRegistration(name: "fast", handler: fast),
+            HandlerRegistration(name: "encoded", handler: encoded),
+            HandlerRegistration(name: "slow", handler: slow, maxQueuedVideo: 10),
+        ])
+
+        // Load: two busy threads compete with capture and encoding for the 2 cores.
+        let stopLoad = Atomic<Bool>(false)
+        let loadDone = DispatchGroup()
+        for _ in 0..<2 {
+            loadDone.enter()
+            Thread.detachNewThread {
+                var x: UInt64 = 1
+                while !stopLoad.load(ordering: .relaxed) { for _ in 0..<10_000 { x = x &* 6364136223846793005 &+ 1 } }
+                if x == 42 { print(x) }
+                loadDone.leave()
+            }
+        }
+        defer { stopLoad.store(true, ordering: .relaxed); loadDone.wait() }
+
+        try recorder.start()
+        XCTAssertTrue(recorder.waitForFirstFrame(timeout: 3))
+        Thread.sleep(forTimeInterval: 1.5)
+        try recorder.pause()
+        Thread.sleep(forTimeInterval: 0.5)
+        try recorder.resume()
+        Thread.sleep(forTimeInterval: 1.5)
+        let snapshots = recorder.stop()
+        XCTAssertEqual(recorder.state, .finished)
+
+        for (name, h) in [("fast", fast), ("encoded", encoded), ("slow", slow)] {
+            let calls = h.calls
+            XCTAssertEqual(h.overlapCount, 0, "\(name): calls overlapped")
+            XCTAssertEqual(h.reorderCount, 0, "\(name): samples of one type went back in time")
+            XCTAssertEqual(calls.first, .started, "\(name): broadcastStarted must come first")
+            XCTAssertEqual(calls.last, .finished, "\(name): broadcastFinished must come last")
+            XCTAssertEqual(calls.filter { $0 == .finished }.count, 1, "\(name): broadcastFinished exactly once")
+            XCTAssertEqual(calls.filter { $0 == .paused }.count, 1, "\(name)")
+            XCTAssertEqual(calls.filter { $0 == .resumed }.count, 1, "\(name)")
+            let p = calls.firstIndex(of: .paused)!, r = calls.firstIndex(of: .resumed)!
+            XCTAssertLessThan(p, r, "\(name): paused before resumed")
+        }
+        let fastStats = snapshots.first { $0.name == "fast" }!.statistics
+        let slowStats = snapshots.first { $0.name == "slow" }!.statistics
+        XCTAssertEqual(fastStats.droppedVideo, 0, "the fast handler misses nothing")
+        XCTAssertGreaterThan(slowStats.droppedVideo, 0, "the slow handler's drops are counted")
+        // 3 s recorded at 30 fps: the fast handler got (nearly) every frame captured.
+        XCTAssertGreaterThan(fast.count(.video), 80)
+        XCTAssertGreaterThan(fast.count(.audioApp), 120, "about 47 blocks of 1024 frames per second")
+        XCTAssertGreaterThan(fast.count(.audioMic), 120)
+        XCTAssertGreaterThan(encoded.count(.video), 80)
+        XCTAssertGreaterThan(encoded.count(.audioMixed), 120)
+        XCTAssertEqual(recorder.status.videoEncoders, 1)
+    }
+}

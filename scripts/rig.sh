@@ -1,0 +1,475 @@
+#!/usr/bin/env bash
+# RecordKit test rig: a real X display, a real PulseAudio server and an RTMP server, all local.
+#
+#   scripts/rig.sh start    start whatever is not running yet (idempotent), wait until each answers
+#   scripts/rig.sh stop     stop everything this rig dir started (bounded: TERM, then KILL)
+#   scripts/rig.sh status   one line per server; exit 0 only if all are up and answering
+#   scripts/rig.sh env      print the environment file (eval "$(scripts/rig.sh env)")
+#   scripts/rig.sh check    functional self-test (MIT-SHM, WM, tones, RTMP publish/auth/record)
+#
+# What runs (see docs/TESTING.md and ../shared/STACK-NOTES.md, "A test rig that behaves"):
+#   Xvfb :99 (or the next free display) 1920x1080x24, -nolisten tcp, MIT-SHM on, black root
+#   openbox (EWMH window manager; undecorated windows, so geometry is exact)
+#   pulseaudio -n, native protocol on $RIG/pulse.sock only, null sinks app_sink and mic_sink (48 kHz),
+#       default sink app_sink, default source mic_sink.monitor
+#   two ffmpeg tone players: 440 Hz -> app_sink, 1000 Hz -> mic_sink (low-latency pulse clients)
+#   nginx + RTMP module: rtmp://127.0.0.1:19350/live (publish from 127.0.0.1 only, key must start
+#       with "testkey", everything recorded into $RIG/rtmp-rec); http://127.0.0.1:19380/{auth,stat}
+#
+# Everything lives in the rig dir: RK_RIG_DIR, default $PWD/rig-run. (Exceptions the X server
+# imposes: its socket and lock in /tmp/.X11-unix and /tmp/.X<n>-lock.)
+# Tunables: RK_DISPLAY_NUM (first display number tried, default 99), RK_RTMP_PORT (19350),
+# RK_HTTP_PORT (19380), RK_SCREEN (1920x1080x24), RK_APP_TONE_HZ (440), RK_MIC_TONE_HZ (1000).
+set -euo pipefail
+
+RIG=${RK_RIG_DIR:-$PWD/rig-run}
+RIG=$(realpath -m -- "$RIG")
+RTMP_PORT=${RK_RTMP_PORT:-19350}
+HTTP_PORT=${RK_HTTP_PORT:-19380}
+SCREEN_GEOM=${RK_SCREEN:-1920x1080x24}
+APP_HZ=${RK_APP_TONE_HZ:-440}
+MIC_HZ=${RK_MIC_TONE_HZ:-1000}
+FIRST_DISPLAY=${RK_DISPLAY_NUM:-99}
+
+PIDS=$RIG/pids
+LOGS=$RIG/logs
+PULSE_SOCK=$RIG/pulse.sock
+PULSE_DIR=$RIG/pulse
+REC_DIR=$RIG/rtmp-rec
+NGX=$RIG/nginx
+
+# Order matters: start in this order, stop in reverse.
+COMPONENTS=(xvfb openbox pulse tone-app tone-mic nginx)
+
+log() { printf 'rig: %s\n' "$*" >&2; }
+die() { printf 'rig: error: %s\n' "$*" >&2; exit 1; }
+
+# Expected executable name per component, so a recycled pid is never mistaken for ours.
+exe_of() {
+  case $1 in
+    xvfb) echo Xvfb ;; openbox) echo openbox ;; pulse) echo pulseaudio ;;
+    tone-app|tone-mic) echo ffmpeg ;; nginx) echo nginx ;;
+  esac
+}
+
+pid_of() { [ -s "$PIDS/$1.pid" ] && cat "$PIDS/$1.pid" || true; }
+
+# alive NAME: the recorded pid exists and still runs the expected program.
+alive() {
+  local pid exe
+  pid=$(pid_of "$1")
+  [ -n "$pid" ] || return 1
+  # comm, not cmdline: nginx rewrites its argv ("nginx: master process ...").
+  exe=$(cat "/proc/$pid/comm" 2>/dev/null) || return 1
+  [ "$exe" = "$(exe_of "$1")" ] || return 1
+  # A zombie is not alive.
+  local stat
+  stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [ "${stat%% *}" != Z ]
+}
+
+# spawn NAME CMD...: start CMD in its own session (it survives this script; its pid is its process
+# group id), stdin from /dev/null, output appended to logs/NAME.log, pid into pids/NAME.pid.
+# fd 9 (the rig lock) is closed in the child so a long-lived server never holds the lock.
+spawn() {
+  local name=$1; shift
+  local pidfile=$PIDS/$name.pid
+  rm -f -- "$pidfile"
+  printf '\n=== %s: %s\n' "$(date -Is)" "$*" >>"$LOGS/$name.log"
+  setsid bash -c 'echo $$ >"$0.tmp" && mv -f "$0.tmp" "$0" && exec "$@"' "$pidfile" "$@" \
+    </dev/null >>"$LOGS/$name.log" 2>&1 9>&- &
+  local i
+  for ((i = 0; i < 50; i++)); do
+    [ -s "$pidfile" ] && return 0
+    sleep 0.1
+  done
+  die "$name: did not start (see $LOGS/$name.log)"
+}
+
+# wait_until SECONDS DESCRIPTION CMD...: poll CMD every 0.1 s until it succeeds.
+wait_until() {
+  local secs=$1 what=$2; shift 2
+  local deadline=$((SECONDS + secs))
+  while ((SECONDS < deadline)); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.1
+  done
+  "$@" >/dev/null 2>&1 && return 0
+  return 1
+}
+
+display() { cat "$RIG/display" 2>/dev/null || true; }
+
+# Environment for PulseAudio clients (pactl, the tone players): the rig's server, no autospawn,
+# the cookie inside the rig dir (libpulse would otherwise create ~/.config/pulse/cookie).
+PULSE_CLIENT_ENV=(PULSE_SERVER="unix:$PULSE_SOCK" PULSE_CLIENTCONFIG="$PULSE_DIR/client.conf"
+  PULSE_COOKIE="$PULSE_DIR/cookie")
+pactl_rig() { env -u DISPLAY "${PULSE_CLIENT_ENV[@]}" timeout 5 pactl "$@"; }
+
+x_answers() { [ -n "$(display)" ] && DISPLAY=$(display) timeout 5 xdpyinfo >/dev/null 2>&1; }
+wm_answers() {
+  [ -n "$(display)" ] || return 1
+  DISPLAY=$(display) timeout 5 xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep 'window id' >/dev/null
+}
+pulse_answers() { pactl_rig info >/dev/null 2>&1; }
+tone_answers() {   # the tone's sink input exists on the server
+  local sink=$1
+  pactl_rig list sink-inputs 2>/dev/null | grep "media.name = \"rk-tone-$sink\"" >/dev/null
+}
+port_answers() { timeout 3 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+nginx_answers() {
+  port_answers "$RTMP_PORT" && timeout 5 curl -fsS -o /dev/null "http://127.0.0.1:$HTTP_PORT/stat"
+}
+
+answers() {
+  case $1 in
+    xvfb) x_answers ;; openbox) wm_answers ;; pulse) pulse_answers ;;
+    tone-app) tone_answers app_sink ;; tone-mic) tone_answers mic_sink ;;
+    nginx) nginx_answers ;;
+  esac
+}
+
+# ---------------------------------------------------------------------------------------------
+start_xvfb() {
+  if alive xvfb && x_answers; then return 0; fi
+  alive xvfb && stop_one xvfb
+  local n=$FIRST_DISPLAY lockpid
+  while :; do
+    if [ -e "/tmp/.X$n-lock" ]; then
+      lockpid=$(tr -dc '0-9' <"/tmp/.X$n-lock" 2>/dev/null || true)
+      if [ -n "$lockpid" ] && kill -0 "$lockpid" 2>/dev/null; then n=$((n + 1)); continue; fi
+      # A stale lock (its server is gone): Xvfb replaces it itself.
+    elif [ -S "/tmp/.X11-unix/X$n" ] && DISPLAY=:$n timeout 2 xdpyinfo >/dev/null 2>&1; then
+      n=$((n + 1)); continue
+    fi
+    break
+  done
+  ((n < FIRST_DISPLAY + 100)) || die "no free X display from :$FIRST_DISPLAY"
+  echo ":$n" >"$RIG/display"
+  log "starting Xvfb :$n ($SCREEN_GEOM)"
+  spawn xvfb Xvfb ":$n" -screen 0 "$SCREEN_GEOM" -nolisten tcp +extension MIT-SHM \
+    -noreset -br -dpi 96
+  wait_until 15 "X display" x_answers || die "Xvfb :$n does not answer (see $LOGS/xvfb.log)"
+  DISPLAY=:$n timeout 5 xdpyinfo -queryExtensions | grep 'MIT-SHM' >/dev/null ||
+    die "Xvfb :$n has no MIT-SHM"
+}
+
+start_openbox() {
+  if alive openbox && wm_answers; then return 0; fi
+  alive openbox && stop_one openbox
+  mkdir -p "$RIG/openbox" "$RIG/home" "$RIG/xdg-config" "$RIG/xdg-cache" "$RIG/xdg-data"
+  # Minimal config: no session, no autostart, one desktop, every window undecorated and without
+  # a border so a window's content is exactly where its geometry says.
+  cat >"$RIG/openbox/rc.xml" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<openbox_config xmlns="http://openbox.org/3.4/rc">
+  <resistance><strength>0</strength><screen_edge_strength>0</screen_edge_strength></resistance>
+  <focus><focusNew>yes</focusNew><followMouse>no</followMouse></focus>
+  <placement><policy>Smart</policy><center>no</center></placement>
+  <theme><keepBorder>no</keepBorder><animateIconify>no</animateIconify></theme>
+  <desktops><number>1</number></desktops>
+  <margins><top>0</top><bottom>0</bottom><left>0</left><right>0</right></margins>
+  <keyboard></keyboard>
+  <mouse></mouse>
+  <applications>
+    <application class="*"><decor>no</decor></application>
+  </applications>
+</openbox_config>
+EOF
+  log "starting openbox on $(display)"
+  spawn openbox env DISPLAY="$(display)" HOME="$RIG/home" XDG_CONFIG_HOME="$RIG/xdg-config" \
+    XDG_CACHE_HOME="$RIG/xdg-cache" XDG_DATA_HOME="$RIG/xdg-data" DBUS_SESSION_BUS_ADDRESS=disabled: \
+    openbox --sm-disable --config-file "$RIG/openbox/rc.xml"
+  wait_until 15 "window manager" wm_answers || die "openbox did not set _NET_SUPPORTING_WM_CHECK (see $LOGS/openbox.log)"
+}
+
+start_pulse() {
+  if alive pulse && pulse_answers; then return 0; fi
+  alive pulse && stop_one pulse
+  ((${#PULSE_SOCK} < 100)) || die "rig dir path too long for a unix socket: $PULSE_SOCK"
+  mkdir -p "$PULSE_DIR/home" "$PULSE_DIR/runtime" "$PULSE_DIR/config/pulse"
+  chmod 0700 "$PULSE_DIR/runtime"
+  cat >"$PULSE_DIR/client.conf" <<EOF
+autospawn = no
+default-server = unix:$PULSE_SOCK
+cookie-file = $PULSE_DIR/cookie
+EOF
+  cp "$PULSE_DIR/client.conf" "$PULSE_DIR/config/pulse/client.conf"
+  cat >"$PULSE_DIR/config/pulse/daemon.conf" <<'EOF'
+default-sample-rate = 48000
+alternate-sample-rate = 48000
+default-sample-channels = 2
+flat-volumes = no
+EOF
+  rm -f -- "$PULSE_SOCK"
+  log "starting pulseaudio on $PULSE_SOCK"
+  # As root, PulseAudio tries D-Bus autolaunch if it sees DISPLAY: run it with a scrubbed
+  # environment (STACK-NOTES.md, "PulseAudio as root").
+  spawn pulse env -i PATH="$PATH" HOME="$PULSE_DIR/home" XDG_RUNTIME_DIR="$PULSE_DIR/runtime" \
+    XDG_CONFIG_HOME="$PULSE_DIR/config" DBUS_SESSION_BUS_ADDRESS=disabled: \
+    PULSE_CONFIG="$PULSE_DIR/config/pulse/daemon.conf" PULSE_CLIENTCONFIG="$PULSE_DIR/client.conf" \
+    pulseaudio -n --daemonize=no --system=no --use-pid-file=no --exit-idle-time=-1 \
+      --realtime=no --high-priority=no --log-target=stderr --log-level=notice \
+      -L "module-native-protocol-unix auth-anonymous=1 socket=$PULSE_SOCK" \
+      -L "module-null-sink sink_name=app_sink rate=48000 channels=2 sink_properties=device.description=app_sink" \
+      -L "module-null-sink sink_name=mic_sink rate=48000 channels=2 sink_properties=device.description=mic_sink"
+  wait_until 15 "PulseAudio" pulse_answers || die "pulseaudio does not answer (see $LOGS/pulse.log)"
+  pactl_rig set-default-sink app_sink
+  pactl_rig set-default-source mic_sink.monitor
+  pactl_rig info | grep '^Default Sink: app_sink$' >/dev/null || die "default sink is not app_sink"
+  pactl_rig info | grep '^Default Source: mic_sink.monitor$' >/dev/null || die "default source is not mic_sink.monitor"
+}
+
+start_tone() {   # start_tone NAME SINK HZ
+  local name=$1 sink=$2 hz=$3
+  if alive "$name" && tone_answers "$sink"; then return 0; fi
+  alive "$name" && stop_one "$name"
+  log "starting $hz Hz tone into $sink"
+  spawn "$name" env -u DISPLAY "${PULSE_CLIENT_ENV[@]}" \
+    ffmpeg -nostdin -hide_banner -loglevel warning \
+      -f lavfi -i "sine=frequency=$hz:sample_rate=48000" -ac 2 \
+      -f pulse -buffer_duration 40 -name rk-rig -device "$sink" "rk-tone-$sink"
+  wait_until 15 "tone $hz Hz" tone_answers "$sink" || die "tone into $sink did not start (see $LOGS/$name.log)"
+}
+
+start_nginx() {
+  if alive nginx && nginx_answers; then return 0; fi
+  alive nginx && stop_one nginx
+  port_answers "$RTMP_PORT" && die "port $RTMP_PORT is already in use by another program"
+  port_answers "$HTTP_PORT" && die "port $HTTP_PORT is already in use by another program"
+  mkdir -p "$NGX/tmp" "$REC_DIR"
+  # The worker writes the recordings. Prefer an unprivileged worker; fall back to root only if
+  # the rig dir is not reachable by it (e.g. a rig dir under /root).
+  local user=root
+  if [ "$(id -u)" = 0 ]; then
+    if id -u www-data >/dev/null 2>&1; then
+      chown www-data: "$REC_DIR" "$NGX/tmp"
+      if runuser -u www-data -- test -w "$REC_DIR" 2>/dev/null; then user=www-data
+      else log "www-data cannot reach $REC_DIR: nginx worker runs as root"; fi
+    fi
+  else
+    user=$(id -un)
+  fi
+  local user_line="user $user;"
+  [ "$(id -u)" = 0 ] || user_line="# not root: the worker runs as $(id -un)"
+  cat >"$NGX/nginx.conf" <<EOF
+# Generated by scripts/rig.sh. One worker: RTMP streams and /stat are per worker.
+$user_line
+worker_processes 1;
+daemon off;
+master_process on;
+pid $NGX/nginx.pid;
+lock_file $NGX/nginx.lock;
+error_log $NGX/error.log info;
+load_module /usr/lib/nginx/modules/ngx_rtmp_module.so;
+
+events { worker_connections 256; }
+
+rtmp {
+    server {
+        listen 127.0.0.1:$RTMP_PORT;
+        chunk_size 4096;
+        # GET, so the http block below can read the stream key as \$arg_name.
+        notify_method get;
+        application live {
+            live on;
+            allow publish 127.0.0.1;
+            deny publish all;
+            allow play 127.0.0.1;
+            deny play all;
+            record all;
+            record_path $REC_DIR;
+            record_unique on;
+            on_publish http://127.0.0.1:$HTTP_PORT/auth;
+        }
+    }
+}
+
+http {
+    access_log $NGX/access.log;
+    client_body_temp_path $NGX/tmp/body;
+    proxy_temp_path $NGX/tmp/proxy;
+    fastcgi_temp_path $NGX/tmp/fastcgi;
+    uwsgi_temp_path $NGX/tmp/uwsgi;
+    scgi_temp_path $NGX/tmp/scgi;
+    default_type text/plain;
+    map \$arg_name \$rk_publish_ok {
+        default 0;
+        ~^testkey 1;
+    }
+    server {
+        listen 127.0.0.1:$HTTP_PORT;
+        location = /auth {
+            if (\$rk_publish_ok) { return 200 "ok\n"; }
+            return 403 "forbidden\n";
+        }
+        location = /stat { rtmp_stat all; }
+        location / { return 404; }
+    }
+}
+EOF
+  timeout 10 nginx -t -q -p "$NGX" -e "$NGX/error.log" -c "$NGX/nginx.conf" ||
+    die "nginx config test failed (see $NGX/error.log)"
+  log "starting nginx-rtmp on 127.0.0.1:$RTMP_PORT (http 127.0.0.1:$HTTP_PORT)"
+  spawn nginx nginx -p "$NGX" -e "$NGX/error.log" -c "$NGX/nginx.conf"
+  wait_until 15 "nginx" nginx_answers || die "nginx does not answer (see $NGX/error.log, $LOGS/nginx.log)"
+}
+
+write_env() {
+  {
+    echo "# RecordKit rig environment ($(date -Is)); source this file."
+    printf 'export DISPLAY=%q\n' "$(display)"
+    printf 'export PULSE_SERVER=%q\n' "unix:$PULSE_SOCK"
+    printf 'export PULSE_CLIENTCONFIG=%q\n' "$PULSE_DIR/client.conf"
+    printf 'export PULSE_COOKIE=%q\n' "$PULSE_DIR/cookie"
+    printf 'export RK_RIG_DIR=%q\n' "$RIG"
+    printf 'export RK_RTMP_URL=%q\n' "rtmp://127.0.0.1:$RTMP_PORT/live"
+    printf 'export RK_RTMP_REC_DIR=%q\n' "$REC_DIR"
+    printf 'export RK_RTMP_STAT_URL=%q\n' "http://127.0.0.1:$HTTP_PORT/stat"
+    printf 'export RK_XVFB_PID=%q\n' "$(pid_of xvfb)"
+  } >"$RIG/env.tmp"
+  mv -f "$RIG/env.tmp" "$RIG/env"
+}
+
+# group_running PGID: some process of that group still runs. Zombies do not count: they are dead,
+# only waiting for a reaper (and some init processes reap slowly).
+group_running() {
+  cat /proc/[0-9]*/stat 2>/dev/null |
+    awk -v pg="$1" '{ sub(/^.*\) /, ""); if ($3 == pg && $1 != "Z") found = 1 } END { exit !found }'
+}
+
+# stop_components NAME...: SIGTERM each component's process group (in the order given), wait up
+# to 5 s for all of them together, then SIGKILL what is left.
+stop_components() {
+  local name pid pgs=() i
+  for name in "$@"; do
+    pid=$(pid_of "$name")
+    if [ -n "$pid" ] && alive "$name"; then
+      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+      pgs+=("$pid:$name")
+    fi
+  done
+  for ((i = 0; i < 50 && ${#pgs[@]} > 0; i++)); do
+    local left=()
+    for pid in "${pgs[@]}"; do group_running "${pid%%:*}" && left+=("$pid"); done
+    pgs=(${left[@]+"${left[@]}"})
+    ((${#pgs[@]} > 0)) && sleep 0.1
+  done
+  for pid in ${pgs[@]+"${pgs[@]}"}; do
+    log "${pid#*:} (${pid%%:*}) ignored SIGTERM for 5 s; killing"
+    kill -KILL -- "-${pid%%:*}" 2>/dev/null || true
+  done
+  for name in "$@"; do rm -f -- "$PIDS/$name.pid"; done
+}
+stop_one() { stop_components "$1"; }
+
+lock() {
+  mkdir -p "$RIG" "$PIDS" "$LOGS"
+  exec 9>"$RIG/.lock"
+  flock -w 120 9 || die "another rig.sh holds $RIG/.lock"
+}
+
+cmd_start() {
+  lock
+  local t0=$SECONDS
+  # A restarted X server means a new display: anything attached to the old one restarts too.
+  if ! { alive xvfb && x_answers; }; then stop_one openbox; fi
+  start_xvfb
+  start_openbox
+  start_pulse
+  start_tone tone-app app_sink "$APP_HZ"
+  start_tone tone-mic mic_sink "$MIC_HZ"
+  start_nginx
+  write_env
+  log "up in $((SECONDS - t0)) s: DISPLAY=$(display) PULSE_SERVER=unix:$PULSE_SOCK rtmp://127.0.0.1:$RTMP_PORT/live"
+  log "env: source $RIG/env"
+}
+
+cmd_stop() {
+  [ -d "$RIG" ] || { log "nothing to stop ($RIG does not exist)"; return 0; }
+  lock
+  local i rev=()
+  for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do rev+=("${COMPONENTS[i]}"); done
+  stop_components "${rev[@]}"
+  rm -f -- "$RIG/env" "$PULSE_SOCK"
+  log "stopped"
+}
+
+cmd_status() {
+  local c ok=0 pid state
+  for c in "${COMPONENTS[@]}"; do
+    pid=$(pid_of "$c")
+    if alive "$c"; then
+      if answers "$c"; then state=up; else state="running, NOT answering"; ok=1; fi
+    else
+      state=down; ok=1
+    fi
+    printf '%-9s %-8s %s\n' "$c" "${pid:--}" "$state"
+  done
+  [ -s "$RIG/env" ] && printf 'env       %s\n' "$RIG/env"
+  return $ok
+}
+
+cmd_env() {
+  [ -s "$RIG/env" ] || die "no rig environment at $RIG/env: run scripts/rig.sh start"
+  cat "$RIG/env"
+}
+
+# Functional self-test of the running rig. Bounded; prints one line per check.
+chk() {
+  local what=$1; shift
+  if "$@" >/dev/null 2>&1; then echo "ok   $what"; else echo "FAIL $what"; CHECK_FAILED=1; fi
+}
+check_shm() { DISPLAY=$(display) timeout 5 xdpyinfo -queryExtensions | grep MIT-SHM >/dev/null; }
+check_size() { DISPLAY=$(display) timeout 5 xdpyinfo | grep -E "dimensions: +${SCREEN_GEOM%x*} pixels" >/dev/null; }
+check_no_tcp() { local d=$(display); ! port_answers $((6000 + ${d#:})); }
+check_default() { pactl_rig info | grep -x "Default $1: $2" >/dev/null; }
+check_level() {   # the sink's monitor carries a tone: mean volume above -40 dB over 1 s
+  env -u DISPLAY "${PULSE_CLIENT_ENV[@]}" timeout -k 5 15 ffmpeg -nostdin -hide_banner \
+    -f pulse -i "$1.monitor" -t 1 -af volumedetect -f null - 2>&1 |
+    awk '/mean_volume/ { v = $(NF-1); found = 1 } END { exit !(found && v > -40) }'
+}
+check_auth() {
+  [ "$(timeout 5 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/auth?name=$1")" = "$2" ]
+}
+check_publish() {   # check_publish KEY: 2 s of test pattern + tone as FLV to rtmp://.../live/KEY
+  timeout -k 5 30 ffmpeg -nostdin -hide_banner -loglevel error -re \
+    -f lavfi -i testsrc2=size=320x240:rate=30 -f lavfi -i sine=frequency=440:sample_rate=48000 \
+    -t 2 -c:v libx264 -preset ultrafast -g 30 -c:a aac -f flv "rtmp://127.0.0.1:$RTMP_PORT/live/$1"
+}
+check_recorded() { sleep 0.5; [ -n "$(find "$REC_DIR" -name "$1*.flv" -size +10k)" ]; }
+check_stat() { timeout 5 curl -fsS "http://127.0.0.1:$HTTP_PORT/stat" | grep '<rtmp>' >/dev/null; }
+
+cmd_check() {
+  cmd_status >/dev/null || die "rig is not fully up: run scripts/rig.sh start (and see status)"
+  CHECK_FAILED=0
+  local key=testkey-check-$$
+  chk "X $(display) answers, MIT-SHM present" check_shm
+  chk "X $(display) is ${SCREEN_GEOM%x*}" check_size
+  chk "X $(display) does not listen on TCP" check_no_tcp
+  chk "EWMH window manager (_NET_SUPPORTING_WM_CHECK)" wm_answers
+  chk "PulseAudio default sink app_sink" check_default Sink app_sink
+  chk "PulseAudio default source mic_sink.monitor" check_default Source mic_sink.monitor
+  chk "tone audible on app_sink.monitor" check_level app_sink
+  chk "tone audible on mic_sink.monitor" check_level mic_sink
+  chk "RTMP port 127.0.0.1:$RTMP_PORT answers" port_answers "$RTMP_PORT"
+  chk "/auth?name=testkey -> 200" check_auth testkey 200
+  chk "/auth?name=testkey-2 -> 200" check_auth testkey-2 200
+  chk "/auth?name=wrongkey -> 403" check_auth wrongkey 403
+  chk "publish to live/$key accepted" check_publish "$key"
+  chk "publish recorded into $REC_DIR" check_recorded "$key"
+  chk "publish to live/wrongkey rejected" eval '! check_publish wrongkey'
+  chk "/stat page" check_stat
+  find "$REC_DIR" -name "$key*" -delete 2>/dev/null || true
+  return $CHECK_FAILED
+}
+
+case ${1:-} in
+  start) cmd_start ;;
+  stop) cmd_stop ;;
+  status) cmd_status ;;
+  env) cmd_env ;;
+  check) cmd_check ;;
+  *) echo "usage: $0 start|stop|status|env|check   (rig dir: \${RK_RIG_DIR:-\$PWD/rig-run})" >&2; exit 64 ;;
+esac
