@@ -8,6 +8,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "RecordKit", targets: ["RecordKit"]),
+        // What an out-of-process extension links: RecordKit plus the protocol runtime (docs/EXTENSIONS.md).
+        .library(name: "RecordKitExtensionSDK", targets: ["RecordKitExtensionSDK"]),
         .executable(name: "recordctl", targets: ["recordctl"]),
         .executable(name: "recordd", targets: ["recordd"]),
     ],
@@ -34,6 +36,12 @@ let package = Package(
         // The one compiled C shim: what needs _GNU_SOURCE, CMSG_* or sockaddr_un.
         .target(name: "CShims", path: "Sources/CShims"),
 
+        // MARK: Extensions: the SDK an out-of-process extension links, and the host side.
+        .target(name: "RecordKitExtensionSDK", dependencies: ["RecordKit", "CShims"],
+                path: "Sources/RecordKitExtensionSDK"),
+        .target(name: "RecordKitExtensions", dependencies: ["RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "CShims"],
+                path: "Sources/RecordKitExtensions"),
+
         // MARK: Platform parts.
         .target(name: "RecordKitCapture", dependencies: ["RecordKit", "CX11", "CPulse", "CShims"],
                 path: "Sources/RecordKitCapture"),
@@ -44,28 +52,41 @@ let package = Package(
 
         // MARK: The service: control protocol, sessions, recovery (used by recordd and recordctl).
         .target(name: "RecordKitService",
-                dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "CShims"],
+                dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RTMPUploadExtension", "CShims",
+                               "RecordKitExtensions"],
                 path: "Sources/RecordKitService"),
 
         // MARK: Built-in upload extensions (public SDK + media for muxing).
         .target(name: "FileUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
-                path: "Extensions/FileUpload"),
+                path: "Extensions/FileUpload", resources: [.embedInCode("manifest.json")]),
+        .target(name: "RTMPUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
+                path: "Extensions/RTMPUpload", resources: [.embedInCode("manifest.json")]),
 
         // MARK: Command line.
         .executableTarget(
             name: "recordctl",
             dependencies: [
-                "RecordKitPipeline", "RecordKitService", "FileUploadExtension",
+                "RecordKitPipeline", "RecordKitService", "FileUploadExtension", "RTMPUploadExtension", "RecordKitExtensions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/recordctl"),
         .executableTarget(name: "recordd", dependencies: ["RecordKitService"], path: "Sources/recordd"),
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
+        // Test support: flashes a window and beeps into a PulseAudio sink at the same instant (A/V sync tests).
+        .executableTarget(name: "rk-flashbeep", dependencies: ["CX11", "CPulse", "CShims"], path: "Sources/rk-flashbeep"),
+
+        // The tutorial's example extension (docs/TUTORIAL-first-extension.md), built against the public SDK only.
+        .executableTarget(name: "frame-stats", dependencies: ["RecordKitExtensionSDK"],
+                          path: "Extensions/FrameStats", exclude: ["manifest.json"]),
+        // Test support: an extension that misbehaves on purpose (crash, hang, memory, garbage) or logs its calls.
+        .executableTarget(name: "rk-test-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"],
+                          path: "Tests/Fixtures/extensions/rk-test-extension"),
 
         // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",
-                    dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RecordKitService", "CShims"],
+                    dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RTMPUploadExtension", "RecordKitService", "CShims",
+                                   "RecordKitExtensions", "RecordKitExtensionSDK"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
     ]

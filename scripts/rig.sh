@@ -6,6 +6,7 @@
 #   scripts/rig.sh status   one line per server; exit 0 only if all are up and answering
 #   scripts/rig.sh env      print the environment file (eval "$(scripts/rig.sh env)")
 #   scripts/rig.sh check    functional self-test (MIT-SHM, WM, tones, RTMP publish/auth/record)
+#   scripts/rig.sh nginx-stop / nginx-start   stop or (re)start the RTMP server alone (reconnect tests)
 #
 # What runs (see docs/TESTING.md and ../shared/STACK-NOTES.md, "A test rig that behaves"):
 #   Xvfb :99 (or the next free display) 1920x1080x24, -nolisten tcp, MIT-SHM on, black root
@@ -465,11 +466,26 @@ cmd_check() {
   return $CHECK_FAILED
 }
 
+# The RTMP server alone, for tests of a server that goes away and comes back (RTMP reconnect).
+cmd_nginx_stop() {
+  lock
+  stop_one nginx
+  log "nginx stopped"
+}
+
+cmd_nginx_start() {
+  lock
+  start_nginx
+  log "nginx up on 127.0.0.1:$RTMP_PORT"
+}
+
 case ${1:-} in
   start) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
   env) cmd_env ;;
   check) cmd_check ;;
-  *) echo "usage: $0 start|stop|status|env|check   (rig dir: \${RK_RIG_DIR:-\$PWD/rig-run})" >&2; exit 64 ;;
+  nginx-stop) cmd_nginx_stop ;;
+  nginx-start) cmd_nginx_start ;;
+  *) echo "usage: $0 start|stop|status|env|check|nginx-stop|nginx-start   (rig dir: \${RK_RIG_DIR:-\$PWD/rig-run})" >&2; exit 64 ;;
 esac

@@ -8,6 +8,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <signal.h>
+#include <spawn.h>
+#include <fcntl.h>
 
 uint64_t cshim_monotonic_ns(void) {
     struct timespec ts;
@@ -88,3 +91,85 @@ int cshim_recv_fd(int sock) {
 }
 
 int cshim_accept_cloexec(int listen_fd) { return accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC); }
+
+/* Extension host (Sources/RecordKitExtensions) and SDK (Sources/RecordKitExtensionSDK). */
+
+ssize_t cshim_send_packet(int sock, const void *buf, size_t len, int fd) {
+    struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+    union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } u;
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+    if (fd >= 0) {
+        memset(&u, 0, sizeof u);
+        msg.msg_control = u.buf;
+        msg.msg_controllen = sizeof u.buf;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET; c->cmsg_type = SCM_RIGHTS; c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    }
+    ssize_t n;
+    do { n = sendmsg(sock, &msg, MSG_NOSIGNAL); } while (n < 0 && errno == EINTR);
+    return n;
+}
+
+ssize_t cshim_recv_packet(int sock, void *buf, size_t cap, int *fd, int *truncated) {
+    struct iovec iov = { .iov_base = buf, .iov_len = cap };
+    union { char buf[CMSG_SPACE(4 * sizeof(int))]; struct cmsghdr align; } u;
+    struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+    *fd = -1;
+    *truncated = 0;
+    ssize_t n;
+    do { n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC); } while (n < 0 && errno == EINTR);
+    if (n < 0) return -1;
+    if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) *truncated = 1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; i++) {
+            int received; memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+            if (*fd < 0) *fd = received; else close(received);  /* one descriptor per message */
+        }
+    }
+    return n;
+}
+
+int cshim_seqpacket_pair(int fds[2]) {
+    return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds);
+}
+
+int cshim_spawn_with_socket(const char *path, char *const argv[], char *const envp[], int sock, int *pid_out) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    int rc = posix_spawn_file_actions_init(&actions);
+    if (rc != 0) return rc;
+    rc = posix_spawnattr_init(&attr);
+    if (rc != 0) { posix_spawn_file_actions_destroy(&actions); return rc; }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, 2, 1);  /* the host's stdout is not the extension's */
+    if (sock == 3) {
+        /* dup2 onto itself would keep close-on-exec: go through a spare descriptor. */
+        posix_spawn_file_actions_adddup2(&actions, 3, 4);
+        posix_spawn_file_actions_adddup2(&actions, 4, 3);
+    } else {
+        posix_spawn_file_actions_adddup2(&actions, sock, 3);
+    }
+    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    pid_t pid = 0;
+    rc = posix_spawn(&pid, path, &actions, &attr, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (rc == 0) *pid_out = (int)pid;
+    return rc;
+}
+
+uint64_t cshim_thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}

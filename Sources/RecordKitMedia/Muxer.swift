@@ -21,6 +21,8 @@ public final class Muxer: @unchecked Sendable {
     private let timescales: [Int32]
     private let streamCount: Int
     private var lastPosition: Int64 = 0
+    /// The connection written into when the muxer was given one; it is not the muxer's to close.
+    private var output: NetworkOutput?
 
     /// Opens `url` and writes the container header.
     ///
@@ -83,6 +85,59 @@ public final class Muxer: @unchecked Sendable {
             throw MediaError("opening \(url) as \(container) failed: neither the muxer nor the I/O layer knows the option(s) \(unknown.joined(separator: ", "))")
         }
         lastPosition = avio_tell(context.pointee.pb)
+    }
+
+    /// Writes the container header into `output`, a connection that is already open, so that
+    /// the connection (and, for RTMP, the server's acceptance of the stream) can be settled
+    /// before the streams' formats are known.
+    ///
+    /// The muxer writes into `output` and keeps it alive, but does not own it: ``finish()`` and
+    /// ``abort()`` leave it open, and its owner closes it afterwards (for RTMP that ends the
+    /// publish). `name` is what messages call the output (pass a masked form of a URL that
+    /// holds a secret). `options` go to the muxer (`flvflags`, `flush_packets`, …); an option it
+    /// does not know is an error. Otherwise as ``init(url:container:streams:options:)``.
+    public init(output: NetworkOutput, name: String, container: String, streams: [EncodedFormat],
+                options: [String: String] = [:]) throws(MediaError) {
+        self.url = name
+        self.timescales = streams.map(\.timescale)
+        self.streamCount = streams.count
+        guard !streams.isEmpty else { throw MediaError("opening \(name) as \(container) failed: no streams were given") }
+        guard let io = output.context else { throw MediaError("opening \(name) as \(container) failed: the connection is closed") }
+
+        var allocated: UnsafeMutablePointer<AVFormatContext>? = nil
+        let made = avformat_alloc_output_context2(&allocated, nil, container, nil)
+        guard made >= 0, let context = allocated else {
+            throw MediaError("creating a \(container) muxer for \(name)", code: made < 0 ? made : shim_averror(EINVAL))
+        }
+        self.context = context
+        self.output = output
+        context.pointee.pb = io
+        context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+
+        for (index, format) in streams.enumerated() {
+            guard let stream = avformat_new_stream(context, nil) else {
+                _ = close()
+                throw MediaError("adding stream \(index) to \(name)", code: shim_averror(ENOMEM))
+            }
+            do {
+                try Muxer.configure(stream, with: format)
+            } catch {
+                _ = close()
+                throw MediaError("adding stream \(index) (\(format.codec.rawValue)) to \(name) failed: \(error.message)")
+            }
+        }
+        let dictionary = OptionDictionary(options)
+        let written = avformat_write_header(context, &dictionary.pointer)
+        if written < 0 {
+            _ = close()
+            throw MediaError("writing the \(container) header to \(name)", code: written)
+        }
+        let unknown = dictionary.remainingKeys
+        if !unknown.isEmpty {
+            _ = close()
+            throw MediaError("opening \(name) as \(container) failed: the muxer does not know the option(s) \(unknown.joined(separator: ", "))")
+        }
+        lastPosition = avio_tell(io)
     }
 
     /// Bytes written so far (the output's position, buffered bytes included); after
@@ -160,7 +215,10 @@ public final class Muxer: @unchecked Sendable {
         state = .closed
         guard let context else { return 0 }
         var result: Int32 = 0
-        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0, context.pointee.pb != nil {
+        if output != nil {
+            // Someone else's connection: detach it, do not close it.
+            context.pointee.pb = nil
+        } else if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0, context.pointee.pb != nil {
             result = avio_closep(&context.pointee.pb)
         }
         avformat_free_context(context)

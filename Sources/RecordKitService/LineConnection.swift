@@ -36,7 +36,7 @@ public final class LineConnection: Sendable {
                 if let nl = buf.firstIndex(of: 0x0A) {
                     let line = Array(buf[..<nl])
                     buf.removeSubrange(...nl)
-                    return discarding ? .tooLarge : .line(line)
+                    return discarding || line.count > maxLine ? .tooLarge : .line(line)
                 }
                 if buf.count > maxLine { buf.removeAll(keepingCapacity: true); discarding = true }
                 return nil

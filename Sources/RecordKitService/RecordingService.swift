@@ -94,13 +94,14 @@ public final class RecordingService: @unchecked Sendable {
         }
         let configuration = try args.recordingConfiguration()
         let policy = try args.backgroundPolicy()
+        let extensions = try HandlerFactory.registrations(for: args.extensions, extensionsDirectories: args.extensionsDirs)
         let id = SessionStore.newID()
         let plan = try OutputPlan(args: args, sessionDirectory: store.directory(of: id))
         let journal = SessionJournal(id: id, state: "starting", destination: plan.destination, workingFile: plan.workingFile,
                                      container: plan.container.rawValue, startedAt: ISO8601DateFormatter().string(from: Date()), pid: getpid())
         try store.create(journal)
 
-        let registrations = HandlerFactory.registrations(file: plan.fileOptions, rtmp: args.rtmp)
+        let registrations = HandlerFactory.registrations(file: plan.fileOptions, rtmp: args.rtmp) + extensions
         let active = ActiveRecording(id: id, journal: journal, destination: plan.destination)
         let recorder = Recorder(configuration: configuration, handlers: registrations) { [weak self, weak active] event in
             guard let self, let active else { return }

@@ -1,3 +1,5 @@
+import RecordKitExtensions
+
 /// What `recordctl start` asks the service to record (the same options as `recordctl record`).
 public struct StartArguments: Codable, Sendable, Equatable {
     /// The client's X display (`DISPLAY`): the service records the caller's display.
@@ -32,7 +34,36 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var pauseOnBackground: String = "hidden"
     /// RTMP endpoints to broadcast to.
     public var rtmp: [String] = []
+    /// Extensions to feed (`--extension NAME` with its `--setup key=value` pairs), checked
+    /// against their manifests before the recording starts.
+    public var extensions: [ExtensionRequest] = []
+    /// Directories to look for extensions in besides the user's (`--extensions-dir`), absolute.
+    public var extensionsDirs: [String] = []
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
+
+    /// Decodes arguments; every key is optional and takes its default when absent.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = StartArguments()
+        display = try c.decodeIfPresent(String.self, forKey: .display)
+        audioServer = try c.decodeIfPresent(String.self, forKey: .audioServer)
+        fps = try c.decodeIfPresent(Int.self, forKey: .fps) ?? d.fps
+        region = try c.decodeIfPresent(String.self, forKey: .region)
+        window = try c.decodeIfPresent(String.self, forKey: .window)
+        noCursor = try c.decodeIfPresent(Bool.self, forKey: .noCursor) ?? d.noCursor
+        noMic = try c.decodeIfPresent(Bool.self, forKey: .noMic) ?? d.noMic
+        noAppAudio = try c.decodeIfPresent(Bool.self, forKey: .noAppAudio) ?? d.noAppAudio
+        appSink = try c.decodeIfPresent(String.self, forKey: .appSink)
+        micSource = try c.decodeIfPresent(String.self, forKey: .micSource)
+        requireAudio = try c.decodeIfPresent(Bool.self, forKey: .requireAudio) ?? d.requireAudio
+        output = try c.decodeIfPresent(String.self, forKey: .output)
+        format = try c.decodeIfPresent(String.self, forKey: .format)
+        overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? d.overwrite
+        pauseOnBackground = try c.decodeIfPresent(String.self, forKey: .pauseOnBackground) ?? d.pauseOnBackground
+        rtmp = try c.decodeIfPresent([String].self, forKey: .rtmp) ?? d.rtmp
+        extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
+        extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
+    }
 }

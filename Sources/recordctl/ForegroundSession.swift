@@ -43,6 +43,10 @@ struct ForegroundSession {
         live?.stop()
         let snapshots = recorder.stop()
         sources.forEach { $0.cancel() }
+        let summary = recorder.status
+        Console.error(String(format: "recorded %.2f s: %lld frames captured, %lld dropped, %lld late ticks",
+                             summary.recordedSeconds, summary.capture.framesCaptured, summary.capture.framesDropped,
+                             summary.capture.lateTicks))
 
         var failed = recorder.state == .failed
         for snapshot in snapshots {

@@ -15,6 +15,8 @@ struct RecordCommand: ParsableCommand {
 
     @OptionGroup var capture: CaptureOptions
 
+    @OptionGroup var extensionOptions: ExtensionOptions
+
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write (default: a timestamped name in the videos directory).", valueName: "FILE"))
     var output: String?
 
@@ -27,8 +29,14 @@ struct RecordCommand: ParsableCommand {
     @Flag(help: "Replace the output file if it exists.")
     var overwrite = false
 
+    @Option(name: .customLong("rtmp"), help: ArgumentHelp("Also broadcast to this RTMP endpoint, rtmp://host[:port]/app/KEY or rtmps://… (repeatable).", valueName: "URL"))
+    var rtmp: [String] = []
+
     func validate() throws {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
+        for url in rtmp {
+            do throws(BroadcastError) { try HandlerFactory.validateRTMP(url) } catch { throw ValidationError("--rtmp: \(error.message)") }
+        }
     }
 
     func run() throws {
@@ -37,9 +45,9 @@ struct RecordCommand: ParsableCommand {
             throw ValidationError(error.message)
         }
         let container = format?.container ?? (output?.lowercased().hasSuffix(".mkv") == true ? .mkv : .mp4)
-        let file = FileUploadHandler(options: FileOutputOptions(path: output, container: container, overwrite: overwrite))
+        let file = FileOutputOptions(path: output, container: container, overwrite: overwrite)
         let session = ForegroundSession(configuration: configuration,
-                                        handlers: [HandlerRegistration(name: "file", handler: file)])
+                                        handlers: HandlerFactory.registrations(file: file, rtmp: rtmp) + (try extensionOptions.registrations()))
         let code = session.run(duration: duration)
         if code != 0 { throw ExitCode(code) }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RecordKitExtensions
 import RecordKitService
 
 /// Runs one request against the service and maps a protocol error to its exit code.
@@ -19,6 +20,8 @@ struct StartCommand: ParsableCommand {
         commandName: "start", abstract: "Start a recording in the service; return once the first frame is captured and print its id.")
 
     @OptionGroup var capture: CaptureOptions
+
+    @OptionGroup var extensionOptions: ExtensionOptions
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Where the file goes at stop (default: a timestamped name in the videos directory).", valueName: "FILE"))
     var output: String?
@@ -48,6 +51,10 @@ struct StartCommand: ParsableCommand {
         args.overwrite = overwrite
         args.pauseOnBackground = pauseOnBackground
         args.rtmp = rtmp
+        // Checked here too, so a mistake is reported before the service is even asked.
+        _ = try extensionOptions.registrations()
+        do throws(ExtensionError) { args.extensions = try extensionOptions.requests() } catch { throw ExitCode(ExitCodes.usage) }
+        args.extensionsDirs = extensionOptions.absoluteExtensionsDirs
         let result = try serviceRequest("start", args: args)
         for warning in result.warnings ?? [] { Console.error(warning) }
         Console.out(result.recordingId ?? "")

@@ -9,11 +9,16 @@ enum ServiceConnection {
         let paths = ServicePaths()
         if let client = try? ControlClient(paths: paths) { return client }
         guard startIfNeeded else { throw ControlError("unavailable", "recordd is not running") }
-        try launch(paths: paths)
+        let process = try launch(paths: paths)
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
             if let client = try? ControlClient(paths: paths), (try? client.request("hello")) != nil {
                 return try ControlClient(paths: paths)
+            }
+            if !process.isRunning {
+                // It exited: another service won the race (then connect), or it failed (say why).
+                if let client = try? ControlClient(paths: paths) { return client }
+                throw ControlError("unavailable", "recordd could not start: \(lastLogLine(paths) ?? "exit status \(process.terminationStatus)")")
             }
             usleep(50_000)
         }
@@ -21,7 +26,7 @@ enum ServiceConnection {
     }
 
     /// Starts `recordd` (the binary beside this one) detached, logging to the state directory.
-    static func launch(paths: ServicePaths) throws(ControlError) {
+    static func launch(paths: ServicePaths) throws(ControlError) -> Process {
         let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("recordd").path
         guard FileManager.default.isExecutableFile(atPath: exe) else {
@@ -39,5 +44,14 @@ enum ServiceConnection {
             throw ControlError("unavailable", "cannot start \(exe): \(error.localizedDescription)")
         }
         if logFD >= 0 { close(logFD) }
+        return process
+    }
+
+    /// The service log's last line, without its timestamp prefix.
+    private static func lastLogLine(_ paths: ServicePaths) -> String? {
+        guard let text = try? String(contentsOfFile: paths.logPath, encoding: .utf8),
+              let line = text.split(separator: "\n").last else { return nil }
+        if let r = line.range(of: "]: ") { return String(line[r.upperBound...]) }
+        return String(line)
     }
 }

@@ -248,10 +248,13 @@ final class BackgroundMonitorTests: XCTestCase {
 
     // MARK: Helpers
 
+    /// `$DISPLAY`, with its screen saver off (Xvfb's own 600 s timeout turns it on in a display
+    /// that has been idle that long, and the saver is a reason to pause).
     private func requireDisplay() throws -> String {
         guard let display = ProcessInfo.processInfo.environment["DISPLAY"], !display.isEmpty else {
             throw XCTSkip("DISPLAY is unset: run under the test rig (scripts/rig.sh start) or any X server with an EWMH window manager")
         }
+        try X.run(display, "xset", "s", "reset")
         return display
     }
 }

@@ -52,4 +52,16 @@ final class TimelineTests: XCTestCase {
         let early = t.mapInterval(start: 0, duration: 20 * ms)
         XCTAssertEqual(early?.broadcastNs, 0)
     }
+
+    func testPausedSpansAreCutInWholeFramePeriodsSoFramesStayOnTheGrid() {
+        let period: UInt64 = 33_333_333
+        let t = Timeline(quantumNs: period)
+        t.start(at: 0)
+        t.pause(at: 1_000 * ms)
+        t.resume(at: 1_050 * ms)  // 50 ms: cut as 2 periods (66.7 ms)
+        XCTAssertNil(t.broadcastTime(ofCapture: 1_060 * ms), "inside the rounded-up span")
+        let b = t.broadcastTime(ofCapture: 1_000 * ms + 3 * period)!
+        XCTAssertEqual(b, Int64(1_000 * ms + period), "a tick one period after the span maps one period after the cut")
+        XCTAssertEqual(t.now(1_060 * ms), Int64(1_000 * ms), "time stands at the cut until the span ends")
+    }
 }

@@ -21,4 +21,19 @@ int cshim_send_fd(int sock, int fd_to_send);
 int cshim_recv_fd(int sock);
 /// Accepts a connection with close-on-exec set (accept4). -1 and errno on failure.
 int cshim_accept_cloexec(int listen_fd);
+/// Sends one datagram of a SOCK_SEQPACKET socket, with descriptor `fd` attached (SCM_RIGHTS)
+/// unless `fd` < 0. Never raises SIGPIPE. Bytes sent, or -1 and errno.
+ssize_t cshim_send_packet(int sock, const void *buf, size_t len, int fd);
+/// Receives one datagram into `buf` (`cap` bytes). `*fd` gets the descriptor attached to it
+/// (close-on-exec) or -1; further descriptors are closed. `*truncated` is 1 when the datagram
+/// or its descriptors did not fit. Bytes received, 0 at end of stream, -1 and errno.
+ssize_t cshim_recv_packet(int sock, void *buf, size_t cap, int *fd, int *truncated);
+/// A connected pair of SOCK_SEQPACKET Unix sockets, both close-on-exec. 0, or -1 and errno.
+int cshim_seqpacket_pair(int fds[2]);
+/// Spawns `path` with `sock` as descriptor 3 (inherited), stdin /dev/null, stdout onto the
+/// caller's stderr, every other descriptor closed, signals unblocked and at their defaults, in a
+/// process group of its own. 0 and `*pid_out`, or an errno value.
+int cshim_spawn_with_socket(const char *path, char *const argv[], char *const envp[], int sock, int *pid_out);
+/// CPU time of the calling thread in nanoseconds (CLOCK_THREAD_CPUTIME_ID).
+uint64_t cshim_thread_cpu_ns(void);
 #endif

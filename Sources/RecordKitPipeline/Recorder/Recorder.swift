@@ -19,7 +19,7 @@ public final class Recorder: @unchecked Sendable {
     private let registrations: [HandlerRegistration]
     private let onEvent: @Sendable (RecorderEvent) -> Void
     private let control = DispatchQueue(label: "recordkit.recorder.control")
-    private let timeline = Timeline()
+    private let timeline: Timeline
 
     // Set up by start() on the control queue; read by status from any thread under `lock`.
     private let lock = Mutex<Shared>(Shared())
@@ -45,6 +45,7 @@ public final class Recorder: @unchecked Sendable {
     public init(configuration: RecordingConfiguration, handlers: [HandlerRegistration],
                 onEvent: @escaping @Sendable (RecorderEvent) -> Void = { _ in }) {
         self.configuration = configuration
+        self.timeline = Timeline(quantumNs: 1_000_000_000 / UInt64(max(configuration.screen.framesPerSecond, 1)))
         self.registrations = handlers
         self.onEvent = onEvent
     }
@@ -289,11 +290,12 @@ public final class Recorder: @unchecked Sendable {
 
     private func finishOnControlQueue(discard: Bool, reason: String, failed: Bool = false) -> [HandlerSnapshot] {
         guard [.recording, .paused].contains(state) else { return dispatcher?.runners.map(\.snapshot) ?? [] }
-        let wasPaused = state == .paused
-        setState(.finishing, reason: reason)
+        // Freeze broadcast time at this instant: whatever is captured from now on is cut, so the
+        // output ends exactly here (video and audio alike).
         let endNs = cshim_monotonic_ns()
+        timeline.pause(at: endNs)
         let endBroadcast = timeline.now(endNs)
-        if wasPaused { timeline.resume(at: endNs) }
+        setState(.finishing, reason: reason)
         capture?.stop()
         for s in audioStreams { s.stop() }
         silenceTimer?.cancel()

@@ -15,9 +15,13 @@ public final class Timeline: Sendable {
         var pausedTotalNs: UInt64 = 0
     }
     private let state = Mutex(State())
+    private let quantumNs: UInt64
 
-    /// Creates a timeline that has not started.
-    public init() {}
+    /// Creates a timeline that has not started. With a `quantumNs` (the frame period), every
+    /// paused span is cut in whole quanta: the resume point moves forward to the next quantum
+    /// boundary, so frames after a resume stay on the same grid of broadcast time as before
+    /// and audio, cut by the very same span, stays in sync.
+    public init(quantumNs: UInt64 = 0) { self.quantumNs = quantumNs }
 
     /// Starts broadcast time at `monotonicNs`.
     public func start(at monotonicNs: UInt64) {
@@ -33,7 +37,11 @@ public final class Timeline: Sendable {
     public func resume(at monotonicNs: UInt64) {
         state.withLock { s in
             guard let since = s.pausedSince else { return }
-            let end = max(monotonicNs, since)
+            var end = max(monotonicNs, since)
+            if quantumNs > 0 {
+                let span = end - since
+                end = since + (span + quantumNs - 1) / quantumNs * quantumNs
+            }
             s.spans.append((since, end))
             s.pausedTotalNs += end - since
             s.pausedSince = nil
@@ -75,6 +83,8 @@ public final class Timeline: Sendable {
     public func now(_ nowNs: UInt64) -> Int64 {
         state.withLock { s in
             guard let startNs = s.startNs, nowNs >= startNs else { return 0 }
+            // Just after a resume, inside the rounded-up end of the span: time stands at the cut.
+            if let span = s.spans.last, nowNs >= span.start, nowNs < span.end { return Self.map(span.start - 1, in: s).map { $0 + 1 } ?? 0 }
             let paused = s.pausedTotalNs + (s.pausedSince.map { nowNs > $0 ? nowNs - $0 : 0 } ?? 0)
             return Int64(nowNs - startNs) - Int64(paused)
         }

@@ -1,0 +1,3 @@
+import RecordKitExtensionSDK
+
+RecordKitExtension.run(FrameStatsHandler())

@@ -1,0 +1,93 @@
+import RecordKit
+import RecordKitMedia
+
+/// The built-in RTMP handler: broadcasts H.264 and one AAC track (app and microphone audio
+/// mixed) as FLV over RTMP or RTMPS to a streaming service or the user's own server, while the
+/// recording goes on.
+///
+/// Input: encoded video with ``RTMPOutputOptions/video`` and ``SampleBufferType/audioMixed``
+/// with ``RTMPOutputOptions/audio``: packets of the pipeline's shared encoders, so a file
+/// recording with the same video settings costs no second encode, and several endpoints share
+/// one.
+///
+/// The network never blocks the pipeline: ``processSampleBuffer(_:with:)`` only queues the
+/// packet and returns. A thread of the handler's own connects (from ``broadcastStarted(setupInfo:context:)``
+/// on, without waiting for samples), sends, and reconnects with back-off when the connection is
+/// lost (``RTMPReconnectPolicy``). While it is down, up to ``RTMPOutputOptions/bufferSeconds``
+/// of media wait; beyond that the oldest whole groups of pictures are dropped and counted.
+/// After a reconnection the stream goes on from a key frame, its timestamps continuing.
+///
+/// Errors end this handler alone (``BroadcastContext/finishBroadcast(with:)``), never the
+/// recording or other handlers:
+/// * an unknown host, a refused connection, a server that is not RTMP, a rejected publish (wrong
+///   stream key or application), when the first connection fails;
+/// * reconnecting that failed ``RTMPReconnectPolicy/maxAttempts`` times.
+/// A malformed URL, an unsupported scheme (or `rtmps://` without TLS in FFmpeg) and a recording
+/// without video are refused by ``broadcastStarted(setupInfo:context:)`` itself.
+///
+/// Secrets: the stream key appears in no message, status or log line, FFmpeg's included
+/// (``FFmpegLog``); the URL is shown as `rtmp://host/app/****`.
+///
+/// Status (``BroadcastContext/publish(serviceInfo:)``): `url`, `state` (`connecting`, `live`,
+/// `reconnecting (attempt N)`, `failed`, `finished`), `bytesSent`, `bitrateKbps`, `dropped`
+/// (packets this handler dropped), and `lastError`.
+///
+/// Threading: as every handler, called serially by the pipeline.
+public final class RTMPUploadHandler: BroadcastSampleHandler {
+    /// The options the handler was created with.
+    public let options: RTMPOutputOptions
+    private var sender: RTMPSender?
+    private var context: (any BroadcastContext)?
+
+    /// Creates a handler; nothing connects before ``broadcastStarted(setupInfo:context:)``.
+    public init(options: RTMPOutputOptions) {
+        self.options = options
+    }
+
+    /// H.264 with ``RTMPOutputOptions/video`` and the mixed audio track as AAC with
+    /// ``RTMPOutputOptions/audio``.
+    public var input: HandlerInput {
+        HandlerInput(video: .encoded(options.video), mixedAudio: .encoded(options.audio))
+    }
+
+    /// Checks the URL and the options and starts connecting; publishes `connecting`.
+    ///
+    /// Throws ``BroadcastError/Kind/invalidSetup`` for a malformed URL, an unsupported scheme, a
+    /// build of FFmpeg that cannot write the scheme, bad option values, or a recording without
+    /// video. Network failures are not thrown: they end the handler through `context` once
+    /// known (the first connection attempt is made at once, on the handler's thread).
+    public func broadcastStarted(setupInfo: SetupInfo, context: any BroadcastContext) throws {
+        let endpoint = try RTMPEndpoint(parsing: options.url)
+        guard NetworkOutput.supportsOutputProtocol(endpoint.scheme.rawValue) else {
+            throw BroadcastError(.invalidSetup, "cannot broadcast to \(endpoint.masked): this build of FFmpeg cannot write "
+                + "\(endpoint.scheme.rawValue):// URLs (no TLS support?); use rtmp:// or an FFmpeg built with TLS")
+        }
+        try options.validate()
+        guard context.streams.contains(.video) else {
+            throw BroadcastError(.invalidSetup, "cannot broadcast to \(endpoint.masked): the recording has no video")
+        }
+        FFmpegLog.install()
+        self.context = context
+        let sender = RTMPSender(endpoint: endpoint, options: options, context: context,
+                                expectsAudio: context.streams.contains(.audioMixed))
+        self.sender = sender
+        sender.start()
+    }
+
+    /// Queues an encoded video or mixed-audio packet for the sender; returns at once. Other
+    /// samples are ignored.
+    public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
+        guard type == .video || type == .audioMixed, case .packet = sampleBuffer.payload,
+              case .encoded = sampleBuffer.formatDescription else { return }
+        sender?.enqueue(sampleBuffer)
+    }
+
+    /// Sends what is still queued (for at most ``RTMPOutputOptions/finishTimeoutSeconds``),
+    /// then closes the connection, which ends the stream on the server. When the recording is
+    /// discarded the connection is closed at once (what was broadcast cannot be taken back).
+    public func broadcastFinished() {
+        sender?.finish(discarding: context?.isDiscarding ?? false)
+        sender = nil
+        context = nil
+    }
+}

@@ -1,0 +1,103 @@
+import RecordKit
+
+/// A message from the host (the recorder) to an extension.
+package enum HostMessage: Sendable {
+    /// Opens the handshake: the protocol versions and optional features the host supports.
+    case hello(protocols: [Int], features: [String])
+    /// Announces shared memory that samples will point into; a memfd travels with the message
+    /// (SCM_RIGHTS) unless `sysvID` names a System V segment instead.
+    case region(id: Int, size: Int, sysvID: Int32?)
+    /// Announces the format samples with this `id` have.
+    case format(id: Int, description: FormatDescription)
+    /// `broadcastStarted(setupInfo:context:)`.
+    case started(setup: [String: String], streams: [SampleBufferType])
+    /// `processSampleBuffer(_:with:)`.
+    case sample(SampleHeader)
+    /// `broadcastPaused()`.
+    case paused
+    /// `broadcastResumed()`.
+    case resumed
+    /// `broadcastFinished()`; `discarding` is ``BroadcastContext/isDiscarding``.
+    case finished(discarding: Bool)
+
+    /// The `type` member.
+    package var type: String {
+        switch self {
+        case .hello: return "hello"
+        case .region: return "region"
+        case .format: return "format"
+        case .started: return "started"
+        case .sample: return "sample"
+        case .paused: return "paused"
+        case .resumed: return "resumed"
+        case .finished: return "finished"
+        }
+    }
+
+    /// Whether the extension answers this message with `done` (the five handler calls do).
+    package var isCall: Bool {
+        switch self {
+        case .started, .sample, .paused, .resumed, .finished: return true
+        case .hello, .region, .format: return false
+        }
+    }
+
+    /// The message as JSON.
+    package var jsonValue: JSONValue {
+        switch self {
+        case .hello(let protocols, let features):
+            return ["type": "hello", "protocols": .array(protocols.map { .int(Int64($0)) }),
+                    "features": .array(features.map { .string($0) })]
+        case .region(let id, let size, let sysvID):
+            var o: [String: JSONValue] = ["type": "region", "region": .int(Int64(id)), "size": .int(Int64(size))]
+            if let sysvID { o["sysv"] = .int(Int64(sysvID)) }
+            return .object(o)
+        case .format(let id, let description):
+            return ["type": "format", "format": .int(Int64(id)), "description": description.jsonValue]
+        case .started(let setup, let streams):
+            return ["type": "started", "setup": .object(setup.mapValues { .string($0) }),
+                    "streams": .array(streams.map { .string($0.rawValue) })]
+        case .sample(let header): return header.jsonValue
+        case .paused: return ["type": "paused"]
+        case .resumed: return ["type": "resumed"]
+        case .finished(let discarding): return ["type": "finished", "discarding": .bool(discarding)]
+        }
+    }
+
+    /// Reads a message.
+    package init(json: JSONValue) throws(SchemaError) {
+        let o = try ObjectReader(json, path: "")
+        switch try o.requiredString("type") {
+        case "hello":
+            guard let protocols = o.members["protocols"]?.array?.compactMap({ $0.int }) else {
+                throw SchemaError("protocols", "expected an array of integers")
+            }
+            let features = o.members["features"]?.array?.compactMap(\.string) ?? []
+            self = .hello(protocols: protocols.map { Int($0) }, features: features)
+        case "region":
+            guard let id = try o.int("region", in: 0...Int64(Int32.max)), let size = try o.int("size", in: 0...Int64.max) else {
+                throw SchemaError("region", "region and size are required")
+            }
+            self = .region(id: Int(id), size: Int(size), sysvID: try o.int("sysv", in: 0...Int64(Int32.max)).map { Int32($0) })
+        case "format":
+            guard let id = try o.int("format", in: 0...Int64(Int32.max)) else { throw SchemaError("format", "missing (required)") }
+            self = .format(id: Int(id), description: try FormatDescription(json: try o.required("description")))
+        case "started":
+            var setup: [String: String] = [:]
+            for (k, v) in try o.object("setup")?.members ?? [:] {
+                guard let s = v.string else { throw SchemaError("setup.\(k)", "expected a string") }
+                setup[k] = s
+            }
+            let streams = try (o.members["streams"]?.array ?? []).map { v throws(SchemaError) -> SampleBufferType in
+                guard let t = v.string.flatMap(SampleBufferType.init(rawValue:)) else { throw SchemaError("streams", "unknown stream") }
+                return t
+            }
+            self = .started(setup: setup, streams: streams)
+        case "sample": self = .sample(try SampleHeader(o))
+        case "paused": self = .paused
+        case "resumed": self = .resumed
+        case "finished": self = .finished(discarding: try o.bool("discarding") ?? false)
+        case let other: throw SchemaError("type", "unknown message type \"\(other)\"")
+        }
+    }
+}

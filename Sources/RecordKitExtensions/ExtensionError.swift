@@ -1,0 +1,26 @@
+/// Why an extension cannot be used for a recording; every case is the user's to fix, so the
+/// command line reports it as a usage error (exit code 64) before recording starts.
+public struct ExtensionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of problem.
+    public enum Kind: String, Sendable, Equatable {
+        /// No extension of that name is installed.
+        case unknownExtension
+        /// The extension is installed but cannot load (its manifest or executable is broken).
+        case brokenExtension
+        /// A setup value of the wrong type, an unknown key, a missing required key, or a
+        /// malformed `--setup` argument.
+        case invalidSetup
+    }
+    /// The kind.
+    public var kind: Kind
+    /// What is wrong and what to do.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

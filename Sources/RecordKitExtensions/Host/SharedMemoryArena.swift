@@ -1,0 +1,131 @@
+import CShims
+import Glibc
+import RecordKitExtensionSDK
+
+/// The host's shared memory for one extension: memfd regions cut into equal slots, leased one
+/// per sample and returned when the extension releases the sample's ref.
+///
+/// Slot sizes are powers of two from 64 KiB, so a region serves every payload of its size class
+/// (audio blocks and packets share small slots; raw frames get slots of their own). A region is
+/// created when a class has no free slot, up to ``maxRegionsPerClass``; its memfd goes to the
+/// extension once. Pages are only allocated where a payload was written.
+///
+/// Used from the handler's serial queue only.
+final class SharedMemoryArena {
+    /// One leased slot: where to write and what the `sample` message names.
+    struct Lease {
+        /// The ref the extension releases.
+        var ref: Int
+        /// The region id.
+        var region: Int
+        /// Byte offset of the slot in the region.
+        var offset: Int
+        /// Where the host writes the payload.
+        var pointer: UnsafeMutableRawPointer
+    }
+
+    /// A new region the extension must be told about before the sample that uses it.
+    struct Announcement {
+        /// The region id.
+        var id: Int
+        /// Its size in bytes.
+        var size: Int
+        /// The memfd to send (SCM_RIGHTS); the arena keeps its own copy open.
+        var descriptor: Int32
+    }
+
+    private final class Region {
+        let id: Int
+        let fd: Int32
+        let base: UnsafeMutableRawPointer
+        let slotSize: Int
+        let slotCount: Int
+        var free: [Int]
+        init(id: Int, fd: Int32, base: UnsafeMutableRawPointer, slotSize: Int, slotCount: Int) {
+            self.id = id
+            self.fd = fd
+            self.base = base
+            self.slotSize = slotSize
+            self.slotCount = slotCount
+            self.free = Array((0..<slotCount).reversed())
+        }
+        var size: Int { slotSize * slotCount }
+    }
+
+    /// The smallest slot.
+    static let minimumSlotSize = 64 * 1024
+    /// Regions per size class at most: beyond them the extension holds too much and the
+    /// sample is not delivered.
+    static let maxRegionsPerClass = 4
+
+    private var regions: [Region] = []
+    private var leases: [Int: (region: Region, slot: Int)] = [:]
+    private var nextRef = 1
+    private let name: String
+
+    /// An arena whose memfds are named after `name` (visible in `/proc/<pid>/fd`).
+    init(name: String) { self.name = name }
+
+    /// Leases a slot of at least `byteCount` bytes. Returns the lease and, when a new region
+    /// had to be made for it, its announcement; nil when every allowed slot of that size is held.
+    func lease(byteCount: Int) throws(WireError) -> (Lease, Announcement?)? {
+        let slotSize = Self.slotSize(for: byteCount)
+        var announcement: Announcement?
+        var region = regions.first { $0.slotSize == slotSize && !$0.free.isEmpty }
+        if region == nil {
+            guard regions.filter({ $0.slotSize == slotSize }).count < Self.maxRegionsPerClass else { return nil }
+            let made = try makeRegion(slotSize: slotSize, slotCount: slotSize >= 1 << 20 ? 4 : 32)
+            regions.append(made)
+            announcement = Announcement(id: made.id, size: made.size, descriptor: made.fd)
+            region = made
+        }
+        let r = region!
+        let slot = r.free.removeLast()
+        let ref = nextRef
+        nextRef += 1
+        leases[ref] = (r, slot)
+        return (Lease(ref: ref, region: r.id, offset: slot * r.slotSize, pointer: r.base + slot * r.slotSize), announcement)
+    }
+
+    /// Returns the slot of `ref`; false when no such ref is leased (a protocol violation).
+    func release(_ ref: Int) -> Bool {
+        guard let (region, slot) = leases.removeValue(forKey: ref) else { return false }
+        region.free.append(slot)
+        return true
+    }
+
+    /// Slots currently leased.
+    var outstanding: Int { leases.count }
+
+    private func makeRegion(slotSize: Int, slotCount: Int) throws(WireError) -> Region {
+        let id = regions.count + 1
+        let fd = cshim_memfd_create("recordkit-extension-\(name)-\(id)")
+        guard fd >= 0 else { throw WireError.system("memfd_create: \(String(cString: strerror(errno)))") }
+        let size = slotSize * slotCount
+        guard ftruncate(fd, off_t(size)) == 0 else {
+            let e = errno
+            close(fd)
+            throw WireError.system("ftruncate of a \(size)-byte memfd: \(String(cString: strerror(e)))")
+        }
+        guard let p = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), p != MAP_FAILED else {
+            let e = errno
+            close(fd)
+            throw WireError.system("mmap of a \(size)-byte memfd: \(String(cString: strerror(e)))")
+        }
+        return Region(id: id, fd: fd, base: p, slotSize: slotSize, slotCount: slotCount)
+    }
+
+    /// The slot size for a payload: the next power of two, at least ``minimumSlotSize``.
+    static func slotSize(for byteCount: Int) -> Int {
+        var size = minimumSlotSize
+        while size < byteCount { size <<= 1 }
+        return size
+    }
+
+    deinit {
+        for r in regions {
+            munmap(r.base, r.size)
+            close(r.fd)
+        }
+    }
+}

@@ -1,0 +1,287 @@
+import FileUploadExtension
+import Foundation
+import RecordKit
+import RecordKitCapture
+import RecordKitMedia
+import RecordKitPipeline
+import RecordKitService
+import RTMPUploadExtension
+import Synchronization
+import XCTest
+
+/// The RTMP handler in a real `Recorder` against the rig's nginx-rtmp (real Xvfb and
+/// PulseAudio): one encode for file and stream, the server going away and coming back,
+/// first-connection failures that end only the RTMP handler, and a handler that never waits for
+/// the network. Every wait is bounded.
+final class RTMPBroadcastTests: XCTestCase {
+    private var server: RTMPTestServer!
+    private var scratch: MediaScratchDirectory!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        server = try RTMPTestServer.require()
+        scratch = try MediaScratchDirectory()
+    }
+
+    override func tearDown() {
+        scratch?.remove()
+        super.tearDown()
+    }
+
+    // MARK: One encode, two outputs
+
+    func testFileAndStreamShareOneVideoEncoderAndBothAreComplete() throws {
+        let key = server.newKey("oneencode")
+        defer { server.removeRecordings(of: key) }
+        let file = scratch.path + "/both.mp4"
+        let events = EventLog()
+        let recorder = makeRecorder(file: file, rtmp: ["\(server.url)/\(key)"], events: events)
+        try recorder.start()
+        XCTAssertTrue(recorder.waitForFirstFrame(timeout: 3))
+        var states: [String] = []
+        XCTAssertTrue(wait(recorder, until: { $0["state"] == "live" }, timeout: 5, states: &states), "never live: \(states)")
+        XCTAssertEqual(recorder.status.videoEncoders, 1, "file and stream share one H.264 encoder")
+        Thread.sleep(forTimeInterval: 3)
+        let live = try XCTUnwrap(rtmpInfo(recorder))
+        XCTAssertGreaterThan(Int(live["bytesSent"] ?? "") ?? 0, 100_000, "\(live)")
+        XCTAssertGreaterThan(Int(live["bitrateKbps"] ?? "") ?? 0, 1_000, "6000 kbit/s CBR is being sent: \(live)")
+        let snapshots = recorder.stop()
+
+        XCTAssertEqual(recorder.state, .finished)
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        XCTAssertEqual(rtmp.state, .finished, "\(rtmp)")
+        XCTAssertEqual(rtmp.serviceInfo["state"], "finished")
+        XCTAssertEqual(rtmp.serviceInfo["url"], "\(server.url)/****")
+        XCTAssertEqual(rtmp.serviceInfo["dropped"], "0", "nothing dropped on a good connection: \(rtmp.serviceInfo)")
+        assertNoSecret(key, in: rtmp, events: events)
+        XCTAssertEqual(snapshots.first { $0.name == "file" }?.state, .finished)
+
+        let recordings = server.waitForRecordings(of: key, count: 1)
+        XCTAssertEqual(recordings.count, 1, "one publish, one recording")
+        let flv = try XCTUnwrap(recordings.first)
+        let streamed = try MediaProbe.probe(flv)
+        let filed = try MediaProbe.probe(file)
+        XCTAssertEqual(streamed.streams.map(\.codec), ["h264", "aac"], "\(streamed.streams)")
+        XCTAssertEqual(streamed.streams.first?.width, 320)
+        XCTAssertEqual(streamed.streams.last?.sampleRate, 48_000)
+        XCTAssertEqual(streamed.streams.last?.channels, 2)
+        XCTAssertEqual(filed.streams.map(\.codec), ["h264", "aac", "aac"], "the file keeps its two audio tracks")
+        let streamedFrames = streamed.streams[0].packets
+        let filedFrames = filed.streams[0].packets
+        XCTAssertEqual(streamedFrames, filedFrames, "the same encode went to both: the same frames")
+        XCTAssertEqual(Double(filedFrames), 30 * filed.duration, accuracy: 2, "\(filed)")
+        XCTAssertEqual(streamed.duration, filed.duration, accuracy: 0.1)
+        // The same encoder's pictures: the decoded frames are identical.
+        for t in [1.0, 3.0] {
+            let a = try XCTUnwrap(MediaProbe.meanColour(of: flv, at: t))
+            let b = try XCTUnwrap(MediaProbe.meanColour(of: file, at: t))
+            XCTAssertEqual(a.r, b.r, accuracy: 1); XCTAssertEqual(a.g, b.g, accuracy: 1); XCTAssertEqual(a.b, b.b, accuracy: 1)
+        }
+    }
+
+    // MARK: The server goes away and comes back
+
+    func testServerStoppedForFiveSecondsIsReconnectedByItself() throws {
+        let key = server.newKey("reconnect")
+        defer { server.removeRecordings(of: key) }
+        let file = scratch.path + "/reconnect.mp4"
+        let events = EventLog()
+        let recorder = makeRecorder(file: file, rtmp: ["\(server.url)/\(key)"], events: events)
+        try recorder.start()
+        var states: [String] = []
+        XCTAssertTrue(wait(recorder, until: { $0["state"] == "live" }, timeout: 5, states: &states), "never live: \(states)")
+        Thread.sleep(forTimeInterval: 3)
+
+        try server.nginx("nginx-stop")
+        var restarted = false
+        addTeardownBlock { [server] in if !restarted { try? server?.nginx("nginx-start") } }
+        XCTAssertTrue(wait(recorder, until: { $0["state"]?.hasPrefix("reconnecting") == true }, timeout: 5, states: &states),
+                      "the lost connection was not noticed: \(states)")
+        Thread.sleep(forTimeInterval: 5)
+        try server.nginx("nginx-start")
+        restarted = true
+        XCTAssertTrue(wait(recorder, until: { $0["state"] == "live" }, timeout: 15, states: &states),
+                      "did not reconnect within 15 s of the server's return: \(states)")
+        Thread.sleep(forTimeInterval: 3)
+        let during = try XCTUnwrap(rtmpInfo(recorder))
+        let recorded = recorder.status.recordedSeconds
+        let snapshots = recorder.stop()
+
+        XCTAssertEqual(recorder.state, .finished)
+        XCTAssertTrue(states.contains("reconnecting (attempt 1)"), "status showed the reconnection: \(states)")
+        XCTAssertEqual(states.first, "connecting")
+        XCTAssertEqual(states.last, "live")
+        XCTAssertNotNil(during["lastError"], "status says what broke: \(during)")
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        XCTAssertEqual(rtmp.state, .finished, "\(rtmp)")
+        assertNoSecret(key, in: rtmp, events: events)
+
+        // The server received the stream again: a second publish, recorded separately by nginx.
+        let recordings = server.waitForRecordings(of: key, count: 2)
+        XCTAssertEqual(recordings.count, 2, "\(recordings)")
+        guard recordings.count == 2 else { return }
+        let before = try PacketProbe.packets(recordings[0])
+        let after = try PacketProbe.packets(recordings[1])
+        let firstVideoAfter = try XCTUnwrap(after.first { $0.stream == 0 })
+        XCTAssertTrue(firstVideoAfter.isKey, "the stream restarts on a key frame")
+        let lastBefore = before.map(\.dts).max() ?? 0
+        XCTAssertLessThan(before.map(\.dts).min() ?? 1, 0.1, "the first publish starts at broadcast time 0")
+        XCTAssertGreaterThan(after.map(\.dts).min() ?? 0, lastBefore, "timestamps go on after the reconnection, no reset to zero")
+        XCTAssertGreaterThan(after.map(\.dts).min() ?? 0, 2.5)
+        let lastAfter = after.map(\.dts).max() ?? 0
+        XCTAssertEqual(lastAfter, recorded, accuracy: 1.0, "the second publish runs to the end of the broadcast")
+        // 10 s of buffer covered the ~6 s outage: only the rest of the group of pictures the
+        // connection broke in was dropped (at most 2 s).
+        let videoFrames = before.filter { $0.stream == 0 }.count + after.filter { $0.stream == 0 }.count
+        XCTAssertGreaterThan(Double(videoFrames), 30 * (recorded - 2.2), "frames the server got of \(recorded) s")
+
+        // The file is complete and unaffected.
+        let filed = try MediaProbe.probe(file)
+        XCTAssertEqual(filed.duration, recorded, accuracy: 0.5, "\(filed)")
+        XCTAssertEqual(Double(filed.streams.first?.packets ?? 0), 30 * filed.duration, accuracy: 2, "no frame lost in the file")
+    }
+
+    // MARK: First-connection failures
+
+    func testWrongKeyEndsOnlyTheRTMPHandler() throws {
+        try assertFirstConnectionFails(url: "\(server.url)/wrongkey-s3cr3t-91", key: "wrongkey-s3cr3t-91",
+                                       says: "refused to publish", masked: "\(server.url)/****")
+    }
+
+    func testUnknownHostEndsOnlyTheRTMPHandler() throws {
+        try assertFirstConnectionFails(url: "rtmp://no-such-host.invalid/live/testkey-s3cr3t-92", key: "testkey-s3cr3t-92",
+                                       says: "the host 'no-such-host.invalid' is unknown",
+                                       masked: "rtmp://no-such-host.invalid/live/****")
+    }
+
+    func testRefusedPortEndsOnlyTheRTMPHandler() throws {
+        try assertFirstConnectionFails(url: "rtmp://127.0.0.1:1/live/testkey-s3cr3t-93", key: "testkey-s3cr3t-93",
+                                       says: "127.0.0.1:1 refused the connection",
+                                       masked: "rtmp://127.0.0.1:1/live/****")
+    }
+
+    // MARK: The network never blocks the handler's calls
+
+    func testHandlerCallsNeverWaitForAServerThatDoesNotAnswer() throws {
+        let silent = try SilentTCPServer()
+        var options = RTMPOutputOptions(url: "rtmp://127.0.0.1:\(silent.port)/live/testkey-s3cr3t-94")
+        options.connectTimeoutSeconds = 2
+        options.bufferSeconds = 1
+        let handler = RTMPUploadHandler(options: options)
+        let context = MediaTestContext(streams: [.video, .audioMixed])
+        let recording = try SyntheticRecording(seconds: 4, video: RTMPOutputOptions.defaultVideo, width: 160, height: 120)
+        let started = Date()
+        try handler.broadcastStarted(setupInfo: SetupInfo(), context: context)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 0.2, "broadcastStarted does not wait for the connection")
+        var slowest = 0.0
+        for sample in recording.samples where sample.type != .audioMic {
+            let mixed = sample.type == .audioApp ? relabel(sample, as: .audioMixed) : sample
+            let t0 = Date()
+            handler.processSampleBuffer(mixed, with: mixed.type)
+            slowest = max(slowest, Date().timeIntervalSince(t0))
+        }
+        XCTAssertLessThan(slowest, 0.01, "processSampleBuffer only queues (slowest call \(slowest * 1000) ms)")
+        let deadline = Date().addingTimeInterval(5)
+        while context.errors.isEmpty, Date() < deadline { usleep(50_000) }
+        let error = try XCTUnwrap(context.errors.first, "no error 5 s after a 2 s connect timeout")
+        XCTAssertTrue(error.message.contains("no answer from 127.0.0.1:\(silent.port) within 2 s"), error.message)
+        XCTAssertFalse(error.message.contains("s3cr3t"), error.message)
+        XCTAssertEqual(context.serviceInfo["state"], "failed")
+        let finishing = Date()
+        handler.broadcastFinished()
+        XCTAssertLessThan(Date().timeIntervalSince(finishing), 1, "finishing after a failure is immediate")
+    }
+
+    // MARK: - Helpers
+
+    private func assertFirstConnectionFails(url: String, key: String, says: String, masked: String,
+                                            file fileName: StaticString = #filePath, line: UInt = #line) throws {
+        let file = scratch.path + "/fails.mp4"
+        let events = EventLog()
+        let recorder = makeRecorder(file: file, rtmp: [url], events: events)
+        let started = Date()
+        try recorder.start()
+        var failedAfter: Double?
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if recorder.status.handlers.first(where: { $0.name == "rtmp-1" })?.state == .failed {
+                failedAfter = Date().timeIntervalSince(started)
+                break
+            }
+            usleep(20_000)
+        }
+        Thread.sleep(forTimeInterval: max(0, 3 - Date().timeIntervalSince(started)))
+        XCTAssertEqual(recorder.state, .recording, "the recording goes on", file: fileName, line: line)
+        let snapshots = recorder.stop()
+
+        XCTAssertNotNil(failedAfter, "the RTMP handler did not fail within 5 s", file: fileName, line: line)
+        XCTAssertLessThan(failedAfter ?? 99, 1.5, "the first connection is tried at once", file: fileName, line: line)
+        XCTAssertEqual(recorder.state, .finished, "only the RTMP handler ended", file: fileName, line: line)
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        XCTAssertEqual(rtmp.state, .failed, file: fileName, line: line)
+        let message = rtmp.error ?? ""
+        XCTAssertTrue(message.contains(says), "'\(message)' should say '\(says)'", file: fileName, line: line)
+        XCTAssertTrue(message.contains(masked), "'\(message)' should show \(masked)", file: fileName, line: line)
+        XCTAssertEqual(rtmp.serviceInfo["state"], "failed", file: fileName, line: line)
+        XCTAssertEqual(rtmp.serviceInfo["url"], masked, file: fileName, line: line)
+        XCTAssertTrue(events.all.contains { $0.handler == "rtmp-1" && $0.reason.contains(says) },
+                      "an event says what happened: \(events.all.map(\.reason))", file: fileName, line: line)
+        assertNoSecret(key, in: rtmp, events: events, file: fileName, line: line)
+
+        let fileHandler = try XCTUnwrap(snapshots.first { $0.name == "file" })
+        XCTAssertEqual(fileHandler.state, .finished, file: fileName, line: line)
+        let filed = try MediaProbe.probe(file)
+        XCTAssertEqual(filed.streams.map(\.codec), ["h264", "aac", "aac"], file: fileName, line: line)
+        XCTAssertEqual(filed.duration, 3, accuracy: 0.5, "the file is complete", file: fileName, line: line)
+        XCTAssertEqual(Double(filed.streams.first?.packets ?? 0), 30 * filed.duration, accuracy: 2, file: fileName, line: line)
+    }
+
+    private func makeRecorder(file: String, rtmp: [String], events: EventLog) -> Recorder {
+        let configuration = RecordingConfiguration(
+            screen: ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 100, y: 100, width: 320, height: 240)),
+                                               framesPerSecond: 30, showsCursor: false))
+        let handlers = HandlerFactory.registrations(file: FileOutputOptions(path: file), rtmp: rtmp)
+        XCTAssertEqual(handlers.map(\.name), ["file"] + rtmp.indices.map { "rtmp-\($0 + 1)" })
+        return Recorder(configuration: configuration, handlers: handlers) { events.append($0) }
+    }
+
+    private func rtmpInfo(_ recorder: Recorder) -> [String: String]? {
+        recorder.status.handlers.first { $0.name == "rtmp-1" }?.serviceInfo
+    }
+
+    /// Polls rtmp-1's service info every 20 ms until `predicate` holds (true) or `timeout`
+    /// passes (false); appends each new `state` to `states`.
+    private func wait(_ recorder: Recorder, until predicate: ([String: String]) -> Bool, timeout: Double,
+                      states: inout [String]) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let info = rtmpInfo(recorder) ?? [:]
+            if let state = info["state"], states.last != state { states.append(state) }
+            if predicate(info) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    private func assertNoSecret(_ key: String, in snapshot: HandlerSnapshot, events: EventLog,
+                                file: StaticString = #filePath, line: UInt = #line) {
+        var texts = snapshot.serviceInfo.map { "\($0.key)=\($0.value)" }
+        texts.append(snapshot.error ?? "")
+        texts += events.all.map(\.reason)
+        for text in texts {
+            XCTAssertFalse(text.contains(key), "the stream key appears in '\(text)'", file: file, line: line)
+        }
+    }
+
+    private func relabel(_ sample: SampleBuffer, as type: SampleBufferType) -> SampleBuffer {
+        SampleBuffer(type: type, presentationTime: sample.presentationTime, duration: sample.duration,
+                     formatDescription: sample.formatDescription, payload: sample.payload)
+    }
+}
+
+/// Recorder events, collected from its control queue.
+final class EventLog: Sendable {
+    private let events = Mutex<[RecorderEvent]>([])
+    func append(_ event: RecorderEvent) { events.withLock { $0.append(event) } }
+    var all: [RecorderEvent] { events.withLock { $0 } }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// The rig's RTMP server (nginx-rtmp, scripts/rig.sh) as the in-process RTMP tests use it.
+struct RTMPTestServer {
+    /// `rtmp://127.0.0.1:19350/live`: publishing needs a key that starts with `testkey`.
+    let url: String
+    /// Where nginx's `record all` writes `<key>-<unix time>.flv`, one file per publish.
+    let recordDirectory: String
+
+    /// The rig's server; fails (never skips) without the rig environment.
+    static func require() throws -> RTMPTestServer {
+        let env = ProcessInfo.processInfo.environment
+        guard let url = env["RK_RTMP_URL"], !url.isEmpty, let dir = env["RK_RTMP_REC_DIR"], !dir.isEmpty,
+              env["DISPLAY"] != nil, env["PULSE_SERVER"] != nil else {
+            throw RTMPTestError("the RTMP tests need the rig (RK_RTMP_URL, RK_RTMP_REC_DIR, DISPLAY, PULSE_SERVER): "
+                + "run scripts/test.sh, or scripts/rig.sh start && source rig-run/env")
+        }
+        return RTMPTestServer(url: url, recordDirectory: dir)
+    }
+
+    /// A key the server accepts and no other test uses: `testkey-<label>-<random>`.
+    func newKey(_ label: String) -> String { "testkey-\(label)-\(UUID().uuidString.prefix(8).lowercased())" }
+
+    /// The server's recordings of `key`, oldest first (nginx names them `<key>-<unix time>.flv`).
+    func recordings(of key: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: recordDirectory)) ?? []
+        return names.filter { $0.hasPrefix(key + "-") && $0.hasSuffix(".flv") }
+            .sorted { seconds(in: $0, key: key) < seconds(in: $1, key: key) }
+            .map { recordDirectory + "/" + $0 }
+    }
+
+    /// Waits (bounded) until nginx has `count` recordings of `key` and closed them (their size
+    /// stops changing), and returns them.
+    func waitForRecordings(of key: String, count: Int, timeout: Double = 10) -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var lastSizes: [Int] = []
+        while Date() < deadline {
+            let files = recordings(of: key)
+            let sizes = files.map { ((try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? Int) ?? 0 }
+            if files.count >= count, sizes == lastSizes { return files }
+            lastSizes = sizes
+            usleep(300_000)
+        }
+        return recordings(of: key)
+    }
+
+    /// Removes the recordings of `key`.
+    func removeRecordings(of key: String) {
+        for file in recordings(of: key) { try? FileManager.default.removeItem(atPath: file) }
+    }
+
+    /// `scripts/rig.sh nginx-stop` or `nginx-start` (bounded).
+    func nginx(_ command: String) throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/rig.sh").path
+        let (code, _, stderr) = try MediaProbe.run("/usr/bin/timeout", ["-k", "5", "60", "/bin/bash", script, command])
+        if code != 0 { throw RTMPTestError("rig.sh \(command) failed (\(code)): \(stderr)") }
+    }
+
+    private func seconds(in name: String, key: String) -> Int {
+        Int(name.dropFirst(key.count + 1).dropLast(4)) ?? 0
+    }
+}
+
+struct RTMPTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One packet as ffprobe lists it.
+struct ProbedPacket {
+    var stream: Int
+    var pts: Double
+    var dts: Double
+    var isKey: Bool
+}
+
+enum PacketProbe {
+    /// Every packet of `path` in file order.
+    static func packets(_ path: String) throws -> [ProbedPacket] {
+        let (code, data, stderr) = try MediaProbe.run("/usr/bin/ffprobe", [
+            "-v", "error", "-show_entries", "packet=stream_index,pts_time,dts_time,flags", "-of", "csv=p=0", path])
+        guard code == 0 else { throw RTMPTestError("ffprobe \(path): \(stderr)") }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
+            let f = line.split(separator: ",", omittingEmptySubsequences: false)
+            guard f.count >= 4, let s = Int(f[0]), let pts = Double(f[1]), let dts = Double(f[2]) else { return nil }
+            return ProbedPacket(stream: s, pts: pts, dts: dts, isKey: f[3].contains("K"))
+        }
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that accepts connections into its backlog and never answers:
+/// an RTMP server that hangs in the handshake.
+final class SilentTCPServer {
+    let port: Int
+    private let fd: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RTMPTestError("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 8) == 0 else {
+            close(fd)
+            throw RTMPTestError("bind/listen: \(String(cString: strerror(errno)))")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.fd = fd
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
+}
