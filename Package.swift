@@ -79,6 +79,9 @@ let package = Package(
         // The tutorial's example extension (docs/TUTORIAL-first-extension.md), built against the public SDK only.
         .executableTarget(name: "frame-stats", dependencies: ["RecordKitExtensionSDK"],
                           path: "Extensions/FrameStats", exclude: ["manifest.json"]),
+        // Benchmark: what delivering raw frames to an out-of-process extension costs (scripts/benchmark-extension.py).
+        .executableTarget(name: "rk-extension-bench", dependencies: ["RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
+                          path: "Sources/rk-extension-bench"),
         // Test support: an extension that misbehaves on purpose (crash, hang, memory, garbage) or logs its calls.
         .executableTarget(name: "rk-test-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"],
                           path: "Tests/Fixtures/extensions/rk-test-extension"),

@@ -154,6 +154,9 @@ start_xvfb() {
   wait_until 15 "X display" x_answers || die "Xvfb :$n does not answer (see $LOGS/xvfb.log)"
   DISPLAY=:$n timeout 5 xdpyinfo -queryExtensions | grep 'MIT-SHM' >/dev/null ||
     die "Xvfb :$n has no MIT-SHM"
+  # No screen saver by itself after 10 idle minutes (every recording would pause as "screen
+  # locked"); tests still activate it on purpose with `xset s activate`.
+  DISPLAY=:$n timeout 5 xset s off -dpms || true
 }
 
 start_openbox() {

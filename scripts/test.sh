@@ -6,6 +6,8 @@
 #   scripts/test.sh                      everything
 #   scripts/test.sh --filter RecordToFileTests     extra arguments go to `swift test`
 #
+# The rig is stopped at the end unless it was already running before (someone else's) or
+# RK_KEEP_RIG=1. Concurrent runs on one rig dir wait for each other (a lock in the rig dir).
 # Environment: RK_RIG_DIR (default ./rig-run), RK_KEEP_RIG=1 (leave the rig running afterwards),
 # RK_SCRATCH_PATH (a SwiftPM --scratch-path), RECORDCTL / RK_TESTWINDOW (binaries to test;
 # default: the ones this build produced), RK_E2E_VERBOSE=1 (print measured colours and tones).
@@ -19,12 +21,24 @@ SCRATCH=()
 
 bash scripts/install-deps.sh
 
+# One test run per rig at a time: the tests share its display, and windows of two runs would
+# cover each other. (fd 8 is closed for the rig's servers, so they never hold this lock.)
+mkdir -p "$RK_RIG_DIR"
+exec 8>"$RK_RIG_DIR/.test-lock"
+if ! flock -n 8; then
+  echo "test: another test run is using the rig in $RK_RIG_DIR; waiting (up to 1 h)" >&2
+  flock -w 3600 8 || { echo "test: gave up waiting for $RK_RIG_DIR/.test-lock" >&2; exit 1; }
+fi
+
+# Stop the rig at the end only if this run started it: a rig someone is already using stays up.
+started_rig=1
+if bash scripts/rig.sh status >/dev/null 2>&1 8>&-; then started_rig=0; fi
 cleanup() {
   local rc=$?
-  if [ "${RK_KEEP_RIG:-0}" = 1 ]; then
-    echo "test: rig left running (RK_KEEP_RIG=1): source $RK_RIG_DIR/env; scripts/rig.sh stop" >&2
+  if [ "${RK_KEEP_RIG:-0}" = 1 ] || [ $started_rig = 0 ]; then
+    echo "test: rig left running: source $RK_RIG_DIR/env; scripts/rig.sh stop" >&2
   else
-    bash scripts/rig.sh stop || true
+    bash scripts/rig.sh stop 8>&- || true
   fi
   exit "$rc"
 }
@@ -32,17 +46,19 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-bash scripts/rig.sh start
+bash scripts/rig.sh start 8>&-
 # shellcheck disable=SC1091
 source "$RK_RIG_DIR/env"
-rm -rf -- "$RK_RIG_DIR/e2e"
+# Work dirs kept by failing tests of earlier runs: drop those older than a day.
+[ -d "$RK_RIG_DIR/e2e" ] && find "$RK_RIG_DIR/e2e" -mindepth 1 -maxdepth 1 -mtime +0 -exec rm -rf {} + 2>/dev/null || true
 
-swift build "${SCRATCH[@]}"
-BIN=$(swift build "${SCRATCH[@]}" --show-bin-path)
+# fd 8 (the lock) stays with this script: a daemon started by a test must not inherit it.
+swift build "${SCRATCH[@]}" 8>&-
+BIN=$(swift build "${SCRATCH[@]}" --show-bin-path 8>&-)
 export RECORDCTL=${RECORDCTL:-$BIN/recordctl}
 export RK_TESTWINDOW=${RK_TESTWINDOW:-$BIN/rk-testwindow}
 
 status=0
-swift test "${SCRATCH[@]}" "$@" || status=$?
+swift test "${SCRATCH[@]}" "$@" 8>&- || status=$?
 echo "test: swift test exited with status $status" >&2
 exit "$status"

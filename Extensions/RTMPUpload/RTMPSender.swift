@@ -253,7 +253,7 @@ final class RTMPSender: @unchecked Sendable {
                 return .stopped
             case .packet(let entry):
                 guard let index = streamIndex[entry.sample.type],
-                      let stamped = timestamps.stamp(entry.sample, stream: index) else {
+                      let stamped = timestamps.stamp(H264FillerStripper.strip(entry.sample), stream: index) else {
                     // Audio while this session has no audio stream, or a packet out of order.
                     countDropped(1)
                     continue

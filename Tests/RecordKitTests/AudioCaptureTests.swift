@@ -563,3 +563,23 @@ private final class PrivatePulseDaemon {
         try? FileManager.default.removeItem(at: directory)
     }
 }
+
+/// A persistent placement error (chunks stamped 10 ms later than the track's end, as a source
+/// whose first chunks came early, or a drifting sound card clock) is corrected once it passes
+/// 5 ms, so audio does not keep a constant offset against the video.
+final class AudioTrackReanchorTests: XCTestCase {
+    func testAPersistentTenMillisecondErrorIsCorrected() {
+        let a = AudioTrackAssembler(type: .audioApp) { _ in }
+        let chunk = [Float](repeating: 0.1, count: 480 * 2)
+        var t: Int64 = 0
+        // 10 ms chunks, each stamped 10 ms after where the previous one ended: inside the 15 ms
+        // tolerance, so without re-anchoring the track would stay 10 ms early for ever.
+        for _ in 0..<120 {
+            chunk.withUnsafeBufferPointer { a.append($0, frameCount: 480, broadcastTimeNs: t + 10_000_000) }
+            t += 10_000_000
+        }
+        let expected = Int64(120 * 480 + 480)  // the 10 ms offset was added as silence
+        XCTAssertEqual(a.framesWritten, expected, accuracy: 60)
+        XCTAssertLessThan(abs(a.offsetNs), 5_000_000, "the measured offset is back under 5 ms")
+    }
+}

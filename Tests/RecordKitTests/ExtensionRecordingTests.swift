@@ -76,8 +76,13 @@ final class ExtensionRecordingTests: XCTestCase {
         }
         let fast = try FixtureCallLog(path: logs[0]).calls, encoded = try FixtureCallLog(path: logs[1]).calls
         let stats = Dictionary(uniqueKeysWithValues: snapshots.map { ($0.name, $0.statistics) })
-        XCTAssertEqual(stats["fast"]?.droppedVideo, 0, "the fast extension misses nothing")
-        XCTAssertGreaterThan(stats["slow"]?.droppedVideo ?? 0, 0, "the slow extension's drops are counted")
+        // Raw frames may wait only 3 deep for an extension (they are capture-pool buffers), so on
+        // a loaded 2-core machine a fast one can lose the odd frame; the slow one (100 ms per
+        // call, 30 fps) loses most, and every drop is counted.
+        let fastDropped = stats["fast"]?.droppedVideo ?? -1, slowDropped = stats["slow"]?.droppedVideo ?? -1
+        XCTAssertLessThanOrEqual(fastDropped * 20, Int64(fast.filter { $0 == "sample video" }.count), "the fast extension misses (almost) nothing")
+        XCTAssertGreaterThan(slowDropped, 30, "the slow extension's drops are counted")
+        XCTAssertGreaterThan(slowDropped, fastDropped * 10, "only the slow extension loses frames")
         XCTAssertGreaterThan(fast.filter { $0 == "sample video" }.count, 80)
         XCTAssertGreaterThan(fast.filter { $0 == "sample audioApp" }.count, 120, "about 47 blocks of 1024 frames per second")
         XCTAssertGreaterThan(fast.filter { $0 == "sample audioMic" }.count, 120)

@@ -52,11 +52,49 @@ struct RTMPTestServer {
     }
 
     /// `scripts/rig.sh nginx-stop` or `nginx-start` (bounded).
+    ///
+    /// Not through Foundation's `Process`: on Linux its `waitUntilExit` only returns once every
+    /// descendant closed what it inherited, and `nginx-start` leaves nginx running.
     func nginx(_ command: String) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("scripts/rig.sh").path
-        let (code, _, stderr) = try MediaProbe.run("/usr/bin/timeout", ["-k", "5", "60", "/bin/bash", script, command])
-        if code != 0 { throw RTMPTestError("rig.sh \(command) failed (\(code)): \(stderr)") }
+        let log = NSTemporaryDirectory() + "/rk-rig-\(UUID().uuidString.prefix(8)).log"
+        defer { unlink(log) }
+        // The shell closes every descriptor this process lets children inherit, so nginx holds none.
+        let closeInherited = "for fd in $(ls /proc/$$/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done 2>/dev/null; exec /bin/bash \"$0\" \"$@\""
+        let code = try spawnAndWait(["/bin/bash", "-c", closeInherited, script, command], output: log, timeout: 60)
+        if code != 0 {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw RTMPTestError("rig.sh \(command) failed (\(code)): \(text)")
+        }
+    }
+
+    /// Runs `arguments` with stdin from /dev/null and stdout and stderr into `output`; returns
+    /// its exit status (SIGKILL after `timeout` seconds: -1).
+    private func spawnAndWait(_ arguments: [String], output: String, timeout: Double) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        guard spawned == 0 else { throw RTMPTestError("posix_spawn \(arguments[0]): \(String(cString: strerror(spawned)))") }
+        let deadline = Date().addingTimeInterval(timeout)
+        var status: Int32 = 0
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                return -1
+            }
+            usleep(20_000)
+        }
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
     }
 
     private func seconds(in name: String, key: String) -> Int {

@@ -27,6 +27,10 @@ public final class AudioTrackAssembler: @unchecked Sendable {
     public static let sampleRate = 48_000
     /// Placement tolerance: chunks within this many frames (15 ms) of the track's end are appended.
     static let toleranceFrames: Int64 = 720
+    /// A persistent placement error beyond this many frames (5 ms) is corrected (re-anchoring).
+    static let correctionFrames = 240.0
+    /// Chunks between two corrections, at least (about half a second of 10 ms chunks).
+    static let correctionSpacing = 50
 
     private static let channels = 2
 
@@ -50,6 +54,11 @@ public final class AudioTrackAssembler: @unchecked Sendable {
         /// Whether some thread is currently draining ``pending``.
         var emitting = false
         var finished = false
+        /// Smoothed placement error in frames: where chunks were written minus where their
+        /// timestamps put them. Positive: the track runs late against the clock.
+        var offsetFrames = 0.0
+        var chunks = 0
+        var chunksSinceCorrection = 0
     }
 
     /// Creates an empty track.
@@ -90,6 +99,28 @@ public final class AudioTrackAssembler: @unchecked Sendable {
         state.withLock { s in
             guard !s.finished else { return }
             let end = s.framesWritten
+            let error = Double(end - start)
+            s.offsetFrames = s.chunks == 0 ? error : s.offsetFrames * 0.95 + error * 0.05
+            s.chunks += 1
+            s.chunksSinceCorrection += 1
+            // Within the tolerance, jitter is absorbed; a persistent error (the first chunks'
+            // timing, or the sound card's clock drifting against CLOCK_MONOTONIC) is corrected
+            // once it exceeds 5 ms: drop frames when the track runs late, add silence when early.
+            if abs(end - start) <= Self.toleranceFrames, s.chunksSinceCorrection >= Self.correctionSpacing,
+               abs(s.offsetFrames) > Self.correctionFrames {
+                let correction = Int64(s.offsetFrames.rounded())
+                if correction > 0 {
+                    let dropped = Int(min(correction, Int64(count)))
+                    source += dropped * Self.channels
+                    count -= dropped
+                } else {
+                    write(nil, frames: -correction, into: &s)
+                }
+                s.offsetFrames -= Double(correction)
+                s.chunksSinceCorrection = 0
+                if count > 0 { write(source, frames: Int64(count), into: &s) }
+                return
+            }
             if start - end > Self.toleranceFrames {
                 write(nil, frames: start - end, into: &s)
             } else if end - start > Self.toleranceFrames {
@@ -132,6 +163,12 @@ public final class AudioTrackAssembler: @unchecked Sendable {
             }
         }
         drain()
+    }
+
+    /// The track's smoothed placement error in nanoseconds: where its chunks were written minus
+    /// where their capture timestamps put them (positive: audio late against the video clock).
+    public var offsetNs: Int64 {
+        state.withLock { Int64($0.offsetFrames * 1e9 / Double(Self.sampleRate)) }
     }
 
     /// Frames placed on the track so far (emitted or waiting in the partial block).

@@ -56,7 +56,10 @@ final class FramePool: Sendable {
     /// to the pool when the buffer's last reference goes away.
     func buffer(slot index: Int, byteCount: Int) -> MediaBuffer {
         let bytes = UnsafeRawBufferPointer(start: address(ofSlot: index), count: byteCount)
-        return MediaBuffer(bytes: bytes) { [self] in giveBack(index) }
+        let location = memory.sharedMemoryID.map {
+            SharedMemoryLocation(systemVSegment: $0, segmentSize: memory.byteCount, offset: index * slotStride)
+        }
+        return MediaBuffer(bytes: bytes, sharedLocation: location) { [self] in giveBack(index) }
     }
 
     /// Number of slots currently free (for tests and diagnostics).

@@ -35,9 +35,9 @@ package struct ObjectReader {
     /// The path of member `key`.
     package func path(of key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
-    /// Fails when a member other than `known` (or a custom `x-…` member) is present.
-    package func allowOnly(_ known: Set<String>) throws(SchemaError) {
-        for key in members.keys.sorted() where !known.contains(key) && !key.hasPrefix("x-") {
+    /// Fails when a member other than `known` is present (or, with `custom`, an `x-…` one).
+    package func allowOnly(_ known: Set<String>, custom: Bool = false) throws(SchemaError) {
+        for key in members.keys.sorted() where !known.contains(key) && !(custom && key.hasPrefix("x-")) {
             throw SchemaError(path(of: key), "unknown member; expected one of \(known.sorted().joined(separator: ", "))")
         }
     }

@@ -7,6 +7,8 @@ struct DeliveryStatistics {
     var droppedNoSlot = 0
     /// Bytes copied into shared memory.
     var bytesCopied: Int64 = 0
+    /// Frames handed over in place (capture memory lent, no copy).
+    var framesLent = 0
     /// CPU time the host's handler thread spent delivering (copy, messages), in nanoseconds;
     /// waiting for the extension costs none.
     var hostCPUNs: UInt64 = 0
@@ -19,6 +21,7 @@ struct DeliveryStatistics {
             "delivered": String(delivered),
             "droppedNoSlot": String(droppedNoSlot),
             "bytesCopied": String(bytesCopied),
+            "framesLent": String(framesLent),
             "hostDeliveryCPUSeconds": String(format3(Double(hostCPUNs) / 1e9)),
             "meanRoundTripMs": String(format3(delivered > 0 ? Double(roundTripNs) / Double(delivered) / 1e6 : 0)),
         ]

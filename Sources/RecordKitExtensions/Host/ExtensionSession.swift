@@ -20,6 +20,10 @@ final class ExtensionSession {
     private var context: BroadcastContext?
     private var formatIDs: [FormatDescription: Int] = [:]
     private var closed = false
+    /// Whether the extension attaches System V segments, so capture frames can be lent to it.
+    private var lendsFrames = false
+    /// Set `RECORDKIT_EXTENSION_COPY=1` to copy every frame (to measure what lending saves).
+    private static let alwaysCopy = ProcessInfo.processInfo.environment["RECORDKIT_EXTENSION_COPY"] == "1"
     /// Delivery counters.
     private(set) var statistics = DeliveryStatistics()
 
@@ -75,6 +79,8 @@ final class ExtensionSession {
     }
 
     private func handshake() throws(ExtensionFailure) {
+        supervisor.setCall("the handshake")
+        defer { supervisor.setCall(nil) }
         let limit = manifest.limits.lifecycleTimeoutMs
         let reply: ExtensionMessage?
         do throws(WireError) {
@@ -84,12 +90,13 @@ final class ExtensionSession {
             throw failure(for: error)
         }
         guard let reply else { throw ExtensionFailure.handshake("no answer to hello within \(limit) ms") }
-        guard case .hello(let version, _, let input) = reply else {
+        guard case .hello(let version, let features, let input) = reply else {
             throw ExtensionFailure.protocolViolation("its first message is not hello")
         }
         guard version == ExtensionProtocol.version else {
             throw ExtensionFailure.handshake("it speaks protocol \(version); this recorder speaks \(ExtensionProtocol.version)")
         }
+        lendsFrames = features.contains(ExtensionProtocol.featureSysV) && !Self.alwaysCopy
         if let input {
             let declared = try? HandlerInput(json: input, path: "hello.input")
             if declared != manifest.input {
@@ -124,18 +131,20 @@ final class ExtensionSession {
         drainPending()
         guard isAlive else { return }
         let (buffer, detail) = sample.wirePayload
-        let lease: SharedMemoryArena.Lease
         do throws(WireError) {
-            guard let leased = try arena.lease(byteCount: buffer.count) else {
+            guard let (lease, announcement) = try place(sample, buffer) else {
                 noSlot(for: sample)
                 return
             }
-            lease = leased.0
-            if let a = leased.1 {
-                try socket.send(HostMessage.region(id: a.id, size: a.size, sysvID: nil).jsonValue, attaching: a.descriptor)
+            if let a = announcement {
+                try socket.send(HostMessage.region(id: a.id, size: a.size, sysvID: a.systemVSegment).jsonValue, attaching: a.descriptor ?? -1)
             }
-            if let base = buffer.bytes.baseAddress, buffer.count > 0 { memcpy(lease.pointer, base, buffer.count) }
-            statistics.bytesCopied += Int64(buffer.count)
+            if let destination = lease.pointer, let base = buffer.bytes.baseAddress, buffer.count > 0 {
+                memcpy(destination, base, buffer.count)
+                statistics.bytesCopied += Int64(buffer.count)
+            } else if lease.pointer == nil {
+                statistics.framesLent += 1
+            }
             let header = SampleHeader(stream: sample.type, format: try formatID(sample.formatDescription),
                                       presentationTime: sample.presentationTime, duration: sample.duration,
                                       ref: lease.ref, region: lease.region, offset: lease.offset, length: buffer.count, detail: detail)
@@ -151,6 +160,16 @@ final class ExtensionSession {
         } catch {
             supervisor.fail(failure(for: error))
         }
+    }
+
+    /// Where the payload goes: lent in place when it is a frame in shared memory the extension
+    /// can attach, else copied into a slot; nil when no slot of its size is free.
+    private func place(_ sample: SampleBuffer, _ buffer: MediaBuffer) throws(WireError) -> (SharedMemoryArena.Lease, SharedMemoryArena.Announcement?)? {
+        if lendsFrames, case .pixels = sample.payload, let location = buffer.sharedLocation,
+           let lent = arena.lend(sample, at: location) {
+            return lent
+        }
+        return try arena.lease(byteCount: buffer.count)
     }
 
     /// `broadcastPaused` or `broadcastResumed`.
@@ -268,10 +287,8 @@ final class ExtensionSession {
     private func failure(for error: WireError) -> ExtensionFailure {
         switch error {
         case .closed:
-            if let status = process.waitForExit(timeoutMs: 1_000) {
-                supervisor.processExited(status)
-                return supervisor.failure ?? .died(status, call: nil)
-            }
+            // Everything it sent before it went has been read: now its exit is the news.
+            if let status = process.waitForExit(timeoutMs: 1_000) { return .died(status, call: supervisor.currentCall) }
             return .closedConnection
         case .malformed(let what): return .malformed(what)
         case .system(let what): return .protocolViolation(what)

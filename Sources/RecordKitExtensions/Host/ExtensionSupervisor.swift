@@ -52,11 +52,15 @@ final class ExtensionSupervisor: @unchecked Sendable {
         context?.finishBroadcast(with: BroadcastError(.internalError, message(for: failure)))
     }
 
-    /// The reaper's report: a death nobody caused is a failure (a crash, or an exit before
-    /// `broadcastFinished` was answered).
+    /// The handler call in progress, if any.
+    var currentCall: String? { state.withLock { $0.call } }
+
+    /// The reaper's report. A death between calls that nobody caused is a failure (a crash, or
+    /// an exit before `broadcastFinished`). During a call the calling thread reports it instead,
+    /// once it has read what the extension sent before it went: an extension may answer
+    /// `broadcastFinished` and exit at once, and that answer must count.
     func processExited(_ status: ExitStatus) {
-        let call: String? = state.withLock { s in s.orderlyExit || s.failure != nil ? nil : (s.call ?? "") }
-        guard let call else { return }
-        fail(.died(status, call: call.isEmpty ? nil : call))
+        let between: Bool = state.withLock { s in !s.orderlyExit && s.failure == nil && s.call == nil }
+        if between { fail(.died(status, call: nil)) }
     }
 }

@@ -1,27 +1,33 @@
 import CShims
 import Glibc
+import RecordKit
 import RecordKitExtensionSDK
 
-/// The host's shared memory for one extension: memfd regions cut into equal slots, leased one
-/// per sample and returned when the extension releases the sample's ref.
+/// The host's shared memory for one extension, and the refs the extension holds.
 ///
-/// Slot sizes are powers of two from 64 KiB, so a region serves every payload of its size class
-/// (audio blocks and packets share small slots; raw frames get slots of their own). A region is
-/// created when a class has no free slot, up to ``maxRegionsPerClass``; its memfd goes to the
-/// extension once. Pages are only allocated where a payload was written.
+/// Two ways a payload reaches the extension:
+/// - **Lent** (no copy): a frame that already lies in System V shared memory (the capture pool)
+///   is named by its segment and offset; the host keeps the sample alive until the extension
+///   releases its ref. At most ``maxLent`` frames are lent at once, so an extension that keeps
+///   frames cannot take the capture pool away from the recording: beyond that, frames are copied.
+/// - **Copied**: into a slot of a memfd region. Slot sizes are powers of two from 64 KiB, so a
+///   region serves every payload of its size class (audio blocks and packets share small slots;
+///   raw frames get slots of their own). A region is created when a class has no free slot, up
+///   to ``maxRegionsPerClass``; its memfd goes to the extension once. Pages are only allocated
+///   where a payload was written.
 ///
 /// Used from the handler's serial queue only.
 final class SharedMemoryArena {
-    /// One leased slot: where to write and what the `sample` message names.
+    /// Where a payload is for the extension: what the `sample` message names.
     struct Lease {
         /// The ref the extension releases.
         var ref: Int
         /// The region id.
         var region: Int
-        /// Byte offset of the slot in the region.
+        /// Byte offset of the payload in the region.
         var offset: Int
-        /// Where the host writes the payload.
-        var pointer: UnsafeMutableRawPointer
+        /// Where the host writes the payload (copied payloads only).
+        var pointer: UnsafeMutableRawPointer?
     }
 
     /// A new region the extension must be told about before the sample that uses it.
@@ -30,8 +36,10 @@ final class SharedMemoryArena {
         var id: Int
         /// Its size in bytes.
         var size: Int
-        /// The memfd to send (SCM_RIGHTS); the arena keeps its own copy open.
-        var descriptor: Int32
+        /// The memfd to send (SCM_RIGHTS), for a region of slots; the arena keeps its own copy open.
+        var descriptor: Int32?
+        /// The System V segment, for a region the frames are lent from.
+        var systemVSegment: Int32?
     }
 
     private final class Region {
@@ -57,10 +65,15 @@ final class SharedMemoryArena {
     /// Regions per size class at most: beyond them the extension holds too much and the
     /// sample is not delivered.
     static let maxRegionsPerClass = 4
+    /// Frames lent at once at most (see the type's overview).
+    static let maxLent = 1
 
     private var regions: [Region] = []
     private var leases: [Int: (region: Region, slot: Int)] = [:]
+    private var lent: [Int: SampleBuffer] = [:]
+    private var segments: [Int32: Int] = [:]  // System V segment → region id
     private var nextRef = 1
+    private var nextRegion = 1
     private let name: String
 
     /// An arena whose memfds are named after `name` (visible in `/proc/<pid>/fd`).
@@ -76,29 +89,56 @@ final class SharedMemoryArena {
             guard regions.filter({ $0.slotSize == slotSize }).count < Self.maxRegionsPerClass else { return nil }
             let made = try makeRegion(slotSize: slotSize, slotCount: slotSize >= 1 << 20 ? 4 : 32)
             regions.append(made)
-            announcement = Announcement(id: made.id, size: made.size, descriptor: made.fd)
+            announcement = Announcement(id: made.id, size: made.size, descriptor: made.fd, systemVSegment: nil)
             region = made
         }
         let r = region!
         let slot = r.free.removeLast()
-        let ref = nextRef
-        nextRef += 1
+        let ref = takeRef()
         leases[ref] = (r, slot)
         return (Lease(ref: ref, region: r.id, offset: slot * r.slotSize, pointer: r.base + slot * r.slotSize), announcement)
     }
 
-    /// Returns the slot of `ref`; false when no such ref is leased (a protocol violation).
-    func release(_ ref: Int) -> Bool {
-        guard let (region, slot) = leases.removeValue(forKey: ref) else { return false }
-        region.free.append(slot)
-        return true
+    /// Lends `sample`, whose bytes lie at `location`, without a copy; nil when ``maxLent``
+    /// frames are already lent (copy it instead).
+    func lend(_ sample: SampleBuffer, at location: SharedMemoryLocation) -> (Lease, Announcement?)? {
+        guard lent.count < Self.maxLent else { return nil }
+        var announcement: Announcement?
+        let region: Int
+        if let known = segments[location.systemVSegment] {
+            region = known
+        } else {
+            region = nextRegion
+            nextRegion += 1
+            segments[location.systemVSegment] = region
+            announcement = Announcement(id: region, size: location.segmentSize, descriptor: nil, systemVSegment: location.systemVSegment)
+        }
+        let ref = takeRef()
+        lent[ref] = sample
+        return (Lease(ref: ref, region: region, offset: location.offset, pointer: nil), announcement)
     }
 
-    /// Slots currently leased.
-    var outstanding: Int { leases.count }
+    /// Ends `ref`: its slot is free again, or its lent sample is let go; false when no such ref
+    /// is out (a protocol violation).
+    func release(_ ref: Int) -> Bool {
+        if let (region, slot) = leases.removeValue(forKey: ref) {
+            region.free.append(slot)
+            return true
+        }
+        return lent.removeValue(forKey: ref) != nil
+    }
+
+    /// Refs currently out.
+    var outstanding: Int { leases.count + lent.count }
+
+    private func takeRef() -> Int {
+        defer { nextRef += 1 }
+        return nextRef
+    }
 
     private func makeRegion(slotSize: Int, slotCount: Int) throws(WireError) -> Region {
-        let id = regions.count + 1
+        let id = nextRegion
+        nextRegion += 1
         let fd = cshim_memfd_create("recordkit-extension-\(name)-\(id)")
         guard fd >= 0 else { throw WireError.system("memfd_create: \(String(cString: strerror(errno)))") }
         let size = slotSize * slotCount

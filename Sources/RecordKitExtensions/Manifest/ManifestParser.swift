@@ -7,7 +7,7 @@ extension ExtensionManifest {
 
     /// Reads a manifest from the UTF-8 JSON in `bytes`; `file` names it in errors.
     ///
-    /// Strict: unknown members (except `x-…` ones, kept for the author's own use), wrong types,
+    /// Strict: unknown members (except top-level `x-…` ones, kept for the author's own use), wrong types,
     /// values out of range and contradictions (a required key with a default) are errors that
     /// name the member's path, so a broken manifest says what to fix.
     public static func parse(_ bytes: some Collection<UInt8>, file: String) throws(ManifestError) -> ExtensionManifest {
@@ -22,7 +22,7 @@ extension ExtensionManifest {
 
     static func parse(_ json: JSONValue) throws(SchemaError) -> ExtensionManifest {
         let o = try ObjectReader(json, path: "")
-        try o.allowOnly(["$schema", "manifestVersion", "name", "version", "description", "entry", "input", "setup", "limits"])
+        try o.allowOnly(["$schema", "manifestVersion", "name", "version", "description", "entry", "input", "setup", "limits"], custom: true)
         if let v = try o.int("manifestVersion"), v != Int64(formatVersion) {
             throw SchemaError("manifestVersion", "this RecordKit reads manifest version \(formatVersion), got \(v)")
         }

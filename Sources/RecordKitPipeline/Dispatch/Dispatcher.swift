@@ -6,29 +6,52 @@ import Synchronization
 /// Producers (the capture and encoder threads) call ``push(_:on:)``; the same `SampleBuffer`
 /// instance goes to every subscribed handler (zero-copy). Lifecycle calls are queued behind
 /// every sample released before them.
+///
+/// Handlers that want the same set of routes share one ``TimelineMerger``: each handler gets its
+/// own streams in timeline order, and a route that lags (an encoder's look-ahead) holds back only
+/// the handlers that asked for it. Raw frames are capture-pool buffers; merged with every route
+/// at once, they would wait for the H.264 encoder's first packets, which need more frames than
+/// the pool holds, and capture would starve.
 final class Dispatcher: Sendable {
-    private let subscribers: [SampleRoute: [HandlerRunner]]
-    private let merger: Mutex<TimelineMerger>
+    /// The handlers that want one set of routes, and their merger.
+    private final class Group: Sendable {
+        let merger: Mutex<TimelineMerger>
+        let runners: [HandlerRunner]
+        init(routes: Set<SampleRoute>, runners: [HandlerRunner], maxHoldNs: UInt64) {
+            self.merger = Mutex(TimelineMerger(routes: Array(routes), maxHoldNs: maxHoldNs))
+            self.runners = runners
+        }
+        func release(_ sample: SampleBuffer, _ route: SampleRoute) { for runner in runners { runner.enqueue(sample) } }
+    }
+
+    private let groups: [Group]
+    private let groupsByRoute: [SampleRoute: [Group]]
     /// Every runner, in the order handlers were added.
     let runners: [HandlerRunner]
 
     /// Creates a dispatcher for `runners`; samples wait at most `maxHoldNs` for other routes.
     init(runners: [HandlerRunner], maxHoldNs: UInt64 = 2_000_000_000) {
         self.runners = runners
-        var subs: [SampleRoute: [HandlerRunner]] = [:]
-        for r in runners { for route in r.routes { subs[route, default: []].append(r) } }
-        self.subscribers = subs
-        self.merger = Mutex(TimelineMerger(routes: Array(subs.keys), maxHoldNs: maxHoldNs))
+        var routeSets: [Set<SampleRoute>] = []
+        var members: [Set<SampleRoute>: [HandlerRunner]] = [:]
+        for r in runners where !r.routes.isEmpty {
+            if members[r.routes] == nil { routeSets.append(r.routes) }
+            members[r.routes, default: []].append(r)
+        }
+        let groups = routeSets.map { Group(routes: $0, runners: members[$0]!, maxHoldNs: maxHoldNs) }
+        var byRoute: [SampleRoute: [Group]] = [:]
+        for (routes, group) in zip(routeSets, groups) { for route in routes { byRoute[route, default: []].append(group) } }
+        self.groups = groups
+        self.groupsByRoute = byRoute
     }
 
     /// Every route some handler wants.
-    var routes: Set<SampleRoute> { Set(subscribers.keys) }
+    var routes: Set<SampleRoute> { Set(groupsByRoute.keys) }
 
     /// Hands one sample of `route` on; never blocks on a handler.
     func push(_ sample: SampleBuffer, on route: SampleRoute) {
-        guard subscribers[route] != nil else { return }
-        merger.withLock { m in
-            m.push(sample, on: route) { s, r in for runner in subscribers[r] ?? [] { runner.enqueue(s) } }
+        for group in groupsByRoute[route] ?? [] {
+            group.merger.withLock { m in m.push(sample, on: route, release: group.release) }
         }
     }
 
@@ -43,8 +66,6 @@ final class Dispatcher: Sendable {
 
     /// Releases every waiting sample in order.
     func flush() {
-        merger.withLock { m in
-            m.flush { s, r in for runner in subscribers[r] ?? [] { runner.enqueue(s) } }
-        }
+        for group in groups { group.merger.withLock { m in m.flush(release: group.release) } }
     }
 }

@@ -9,11 +9,15 @@ import CShims
 /// the others). Not thread-safe: the ``Dispatcher`` serializes access.
 struct TimelineMerger {
     private struct Pending {
-        var samples: [(sample: SampleBuffer, arrivalNs: UInt64)] = []
+        /// Released entries before `head` are nil: the merger must not keep a sample alive
+        /// once it went out (raw frames are capture-pool buffers; the pool has 8).
+        var samples: [(sample: SampleBuffer?, arrivalNs: UInt64)] = []
         var head = 0
         var isEmpty: Bool { head >= samples.count }
+        var first: (sample: SampleBuffer, arrivalNs: UInt64) { (samples[head].sample!, samples[head].arrivalNs) }
         mutating func popFirst() -> SampleBuffer {
-            let s = samples[head].sample
+            let s = samples[head].sample!
+            samples[head].sample = nil
             head += 1
             if head > 64 && head * 2 > samples.count { samples.removeFirst(head); head = 0 }
             return s
@@ -48,7 +52,7 @@ struct TimelineMerger {
             var allHaveSamples = true
             for route in routes {
                 guard let p = pending[route], !p.isEmpty else { allHaveSamples = false; continue }
-                let head = p.samples[p.head]
+                let head = p.first
                 let t = head.sample.timelineTime
                 if earliest == nil || t < earliest!.time { earliest = (route, t, head.arrivalNs) }
             }

@@ -19,6 +19,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let encodedFrames = Atomic<Int64>(0)
     private let maxPending = 4
     private var lastPts: Int64 = .min  // on `queue` only
+    private var lastFrame: CapturedFrame?  // on `queue` only: repeated into the final slot at stop
     private var failed = false          // on `queue` only
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
@@ -46,23 +47,35 @@ final class VideoEncodeStage: @unchecked Sendable {
             // Constant frame rate: the frame's slot on the 1/fps grid; a second frame in one slot is a duplicate.
             let pts = (broadcastNs * Int64(frameRate) + 500_000_000) / 1_000_000_000
             guard pts > lastPts else { return }
-            lastPts = pts
-            guard let base = frame.pixels.bytes.baseAddress else { return }
-            do throws(MediaError) {
-                try encoder.encode(bgr0: base, bytesPerRow: frame.bytesPerRow, width: frame.width, height: frame.height,
-                                   pts: pts, emit: onPacket)
-                encodedFrames.add(1, ordering: .relaxed)
-            } catch {
-                failed = true
-                onError(error)
-            }
+            encode(frame, pts: pts)
         }
     }
 
-    /// Drains the encoder and emits the remaining packets; returns when done.
-    func finish() {
+    /// Encodes on `queue`.
+    private func encode(_ frame: CapturedFrame, pts: Int64) {
+        guard let base = frame.pixels.bytes.baseAddress else { return }
+        lastPts = pts
+        lastFrame = frame
+        do throws(MediaError) {
+            try encoder.encode(bgr0: base, bytesPerRow: frame.bytesPerRow, width: frame.width, height: frame.height,
+                               pts: pts, emit: onPacket)
+            encodedFrames.add(1, ordering: .relaxed)
+        } catch {
+            failed = true
+            onError(error)
+        }
+    }
+
+    /// Ends the stream at broadcast time `endNs`: when the last frames were dropped (a loaded
+    /// machine), the last frame is repeated into the slot that contains the end, as a
+    /// constant-frame-rate recorder does, so the video lasts as long as the recording. Then
+    /// drains the encoder and emits the remaining packets; returns when done.
+    func finish(at endNs: Int64) {
         queue.sync {
             guard !failed else { return }
+            let finalSlot = (endNs * Int64(frameRate) + 999_999_999) / 1_000_000_000 - 1
+            if let frame = lastFrame, lastPts < finalSlot { encode(frame, pts: finalSlot) }
+            lastFrame = nil
             do throws(MediaError) { try encoder.finish(emit: onPacket) } catch { onError(error) }
         }
     }

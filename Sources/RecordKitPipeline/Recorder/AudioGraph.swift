@@ -54,6 +54,13 @@ final class AudioGraph: @unchecked Sendable {
         assembler.append(rest, frameCount: frameCount - skip, broadcastTimeNs: mapped.broadcastNs)
     }
 
+    /// Each track's smoothed placement error in milliseconds (positive: audio late), by type name.
+    var offsetsMs: [String: Double] {
+        var result: [String: Double] = [:]
+        for (type, a) in assemblers { result[type.rawValue] = Double(a.offsetNs) / 1e6 }
+        return result
+    }
+
     /// Fills every track that has fallen silent up to `broadcastNs`.
     func fillSilence(until broadcastNs: Int64) {
         for a in assemblers.values { a.fillSilence(untilBroadcastTimeNs: broadcastNs) }

@@ -302,7 +302,7 @@ public final class Recorder: @unchecked Sendable {
         silenceTimer = nil
         // Audio as long as the video: silence up to the end, then the last partial block.
         audioGraph?.finish(at: endBroadcast)
-        for stage in videoStages { stage.finish() }
+        for stage in videoStages { stage.finish(at: endBroadcast) }
         for stage in audioStages { stage.finish() }
         if discard { for c in contexts { c.markDiscarding() } }
         dispatcher?.flush()
@@ -365,6 +365,7 @@ public final class Recorder: @unchecked Sendable {
             cap.fps = wall > 0 && shared.startNs > 0 ? Double(stats.captured) / max(wall, 0.001) : 0
         }
         cap.audioTracks = audioTracks.map(\.rawValue)
+        cap.audioOffsetMs = audioGraph?.offsetsMs ?? [:]
         return RecorderStatus(
             state: shared.state,
             recordedSeconds: shared.startNs == 0 ? 0 : Double(timeline.now(now)) / 1e9,

@@ -87,6 +87,10 @@ public struct CaptureStatus: Sendable, Codable {
     public var height: Int = 0
     /// Audio tracks recorded (`audioApp`, `audioMic`).
     public var audioTracks: [String] = []
+    /// Measured audio/video offset per audio track in milliseconds: how far the track's samples
+    /// sit from where their capture timestamps (on the video's clock) put them, smoothed;
+    /// positive means audio late. Offsets beyond 5 ms are corrected as they build up.
+    public var audioOffsetMs: [String: Double] = [:]
 }
 
 /// A snapshot of a recording, as `recordctl status` shows it.

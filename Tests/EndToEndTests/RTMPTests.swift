@@ -1,0 +1,199 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 4, end to end: `recordctl record --rtmp` and `recordctl start --rtmp` against the
+/// rig's nginx-rtmp, checked on what the server recorded (ffprobe, decoded pixels and tones).
+/// The in-process tests (RecordKitTests/RTMPBroadcastTests) cover the reconnection and status
+/// over time; these cover what a user sees: the stream, the file beside it, the messages, and a
+/// stream key that appears nowhere.
+final class RTMPTests: EndToEndTestCase {
+    let fps = 30.0
+    let windowColour: UInt32 = 0xCC3333
+
+    // MARK: A 10 s broadcast, read back from the server
+
+    func testTenSecondBroadcastIsRecordedByTheServerBesideTheFile() throws {
+        let (url, recordDir) = try server()
+        let key = "testkey-e2e-\(UUID().uuidString.prefix(8).lowercased())"
+        defer { removeRecordings(of: key, in: recordDir) }
+        let rc = try Recordctl(rig)
+        let w = try window(size: (640, 480), position: (100, 100), color: windowColour)
+        let out = path("broadcast.mp4")
+        let r = try rc.record(["--window", w.id, "--duration", "10", "--output", out, "--rtmp", "\(url)/\(key)"], timeout: 90)
+        XCTAssertEqual(r.exitCode, Recordctl.Exit.ok, "\(r)")
+        XCTAssertEqual(r.lastStdoutLine, out, "the file is printed last: \(r)")
+        assertNoKey(key, in: r.stdout + r.stderr)
+
+        let recordings = waitForRecordings(of: key, in: recordDir, count: 1)
+        XCTAssertEqual(recordings.count, 1, "one publish, one server recording: \(recordings)")
+        let flv = try XCTUnwrap(recordings.first)
+        let probe = try FFprobe.probe(flv)
+        verbose("server recording: \(probe)")
+        XCTAssertTrue(probe.formatName.contains("flv"), "\(probe)")
+        XCTAssertEqual(probe.video.map(\.codecName), ["h264"], "\(probe)")
+        XCTAssertEqual(probe.audio.map(\.codecName), ["aac"], "one AAC track, app and mic mixed: \(probe)")
+        let v = try XCTUnwrap(probe.video.first)
+        XCTAssertEqual(v.width, 640); XCTAssertEqual(v.height, 480); XCTAssertEqual(v.pixFmt, "yuv420p")
+        let a = try XCTUnwrap(probe.audio.first)
+        XCTAssertEqual(a.sampleRate, 48_000); XCTAssertEqual(a.channels, 2)
+
+        // Duration and frames: 10 s at 30 fps, and exactly the frames of the file (one encode).
+        let frames = try XCTUnwrap(v.frameCount, "\(probe)")
+        XCTAssertEqual(Double(frames), fps * 10, accuracy: 3, "frames the server recorded: \(probe)")
+        let videoSpan = try FFprobe.packetSpan(flv, streamIndex: v.index)
+        XCTAssertEqual(videoSpan.seconds + 1 / fps, 10, accuracy: 0.1, "video duration on the server: \(videoSpan)")
+        let audioSpan = try FFprobe.packetSpan(flv, streamIndex: a.index)
+        XCTAssertEqual(audioSpan.seconds, 10, accuracy: 0.1, "audio duration on the server: \(audioSpan)")
+        let file = try FFprobe.probe(out)
+        XCTAssertEqual(file.video.first?.frameCount, frames, "the file has the stream's encode: \(file)")
+        XCTAssertEqual(file.audio.count, 2, "the file keeps app and mic apart: \(file)")
+
+        // Content: the window's colour throughout; both tones in the one audio track.
+        for t in [0.5, 5.0, 9.5] {
+            let f = try FrameSampler.frame(flv, at: t)
+            assertColour(f, f.fullRect.inset(0.1), is: w.rgb, "server's frame at \(t) s")
+        }
+        let tones = try ToneAnalyzer.analyze(flv, audioStream: 0, candidates: [rig.appToneHz, rig.micToneHz, 700], start: 0.5)
+        verbose("server's audio: \(tones)")
+        XCTAssertGreaterThan(tones.seconds, 9, "\(tones)")
+        XCTAssertGreaterThan(tones.rmsDBFS, -40, "the mixed track is audible: \(tones)")
+        let app = tones.power[rig.appToneHz] ?? 0, mic = tones.power[rig.micToneHz] ?? 0, none = max(tones.power[700] ?? 0, 1e-12)
+        XCTAssertGreaterThan(10 * log10(app / none), 20, "the app tone is in the mix: \(tones)")
+        XCTAssertGreaterThan(10 * log10(mic / none), 20, "the mic tone is in the mix: \(tones)")
+        XCTAssertLessThan(abs(10 * log10(app / max(mic, 1e-12))), 6, "app and mic mixed at equal level: \(tones)")
+        try assertTones(out, file)
+    }
+
+    // MARK: Failures end only the RTMP handler
+
+    func testWrongKeyEndsOnlyTheStream() throws {
+        let (url, _) = try server()
+        try assertStreamFails(url: "\(url)/wrongkey-e2e-s3cr3t", key: "wrongkey-e2e-s3cr3t",
+                              says: ["refused to publish", "check the stream key"], masked: "\(url)/****")
+    }
+
+    func testUnknownHostEndsOnlyTheStream() throws {
+        try assertStreamFails(url: "rtmp://rk-e2e.invalid/live/testkey-e2e-s3cr3t", key: "testkey-e2e-s3cr3t",
+                              says: ["the host 'rk-e2e.invalid' is unknown"], masked: "rtmp://rk-e2e.invalid/live/****")
+    }
+
+    func testRefusedPortEndsOnlyTheStream() throws {
+        try assertStreamFails(url: "rtmp://127.0.0.1:1/live/testkey-e2e-s3cr3t", key: "testkey-e2e-s3cr3t",
+                              says: ["127.0.0.1:1 refused the connection"], masked: "rtmp://127.0.0.1:1/live/****")
+    }
+
+    func testMalformedURLIsABadArgument() throws {
+        let rc = try Recordctl(rig)
+        let r = try rc.record(["--duration", "2", "--output", path("x.mp4"), "--rtmp", "rtmp://127.0.0.1/s3cr3t-only"], timeout: 30)
+        XCTAssertEqual(r.exitCode, Recordctl.Exit.usage, "\(r)")
+        XCTAssertTrue(r.stderr.contains("no stream key"), "\(r)")
+        assertNoKey("s3cr3t-only", in: r.stdout + r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mp4")), "nothing recorded")
+    }
+
+    // MARK: The service: status and events
+
+    func testServiceStatusShowsTheStreamMaskedAndItsFailure() throws {
+        let (url, recordDir) = try server()
+        let service = try ServiceHarness(rig: rig, workDir: workDir)
+        addTeardownBlock { service.shutdown() }
+        let good = "testkey-e2e-svc-\(UUID().uuidString.prefix(8).lowercased())"
+        let bad = "wrongkey-e2e-svc-s3cr3t"
+        defer { removeRecordings(of: good, in: recordDir) }
+        let w = try window(size: (320, 240), position: (100, 100), color: windowColour)
+        let events = try service.watchEvents()
+        let out = path("service.mp4")
+        try service.ok(["start", "--window", w.id, "--output", out, "--rtmp", "\(url)/\(good)", "--rtmp", "\(url)/\(bad)"])
+        let failed = events.waitFor(timeout: 10) { $0["kind"] as? String == "handler" && $0["handler"] as? String == "rtmp-2" }
+        XCTAssertNotNil(failed, "an event says rtmp-2 failed")
+        XCTAssertTrue((failed?["reason"] as? String)?.contains("refused to publish") ?? false, "\(failed ?? [:])")
+        Thread.sleep(forTimeInterval: 2)
+
+        let text = try service.ok(["status"])
+        let json = try service.ok(["status", "--json"])
+        verbose("status:\n\(text)")
+        XCTAssertTrue(text.contains("video encoders: 1"), "file and both streams share one encoder:\n\(text)")
+        let lines = text.split(separator: "\n").map(String.init)
+        let first = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp-1:") }, text)
+        XCTAssertTrue(first.contains("running") && first.contains("state live") && first.contains("url \(url)/****"), first)
+        XCTAssertTrue(first.contains("bytesSent") && first.contains("bitrateKbps") && first.contains("dropped 0"), first)
+        let second = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp-2:") }, text)
+        XCTAssertTrue(second.contains("failed") && second.contains("state failed") && second.contains("refused to publish"), second)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("handler file:") && $0.contains("running") }, text)
+
+        let stopped = try service.ok(["stop"])
+        XCTAssertTrue(stopped.contains(out), "stop prints the file: \(stopped)")
+        XCTAssertTrue(stopped.contains("\(url)/****"), "and the stream, masked: \(stopped)")
+        let log = (try? String(contentsOfFile: service.stateDir + "/recordkit/recordd.log", encoding: .utf8)) ?? ""
+        let all = text + json + stopped + log + events.finish().map { "\($0)" }.joined()
+        assertNoKey(good, in: all)
+        assertNoKey(bad, in: all)
+        XCTAssertEqual(waitForRecordings(of: good, in: recordDir, count: 1).count, 1, "the good stream reached the server")
+        let file = try FFprobe.probe(out, countFrames: false)
+        XCTAssertEqual(file.video.count, 1, "\(file)")
+        XCTAssertEqual(file.audio.count, 2, "\(file)")
+    }
+
+    // MARK: - Helpers
+
+    private func server() throws -> (url: String, recordDir: String) {
+        guard let url = rig.rtmpURL, !url.isEmpty, let dir = rig.rtmpRecordDir, !dir.isEmpty else {
+            throw RigError(description: "RK_RTMP_URL / RK_RTMP_REC_DIR not set: run scripts/test.sh (it starts the rig's nginx-rtmp)")
+        }
+        return (url, dir)
+    }
+
+    /// `record --rtmp url` beside a file, for 3 s: the stream fails with a message that says
+    /// `says` and shows `masked`, the file is complete, the key appears nowhere, exit code 70.
+    private func assertStreamFails(url: String, key: String, says: [String], masked: String,
+                                   file fileName: StaticString = #filePath, line: UInt = #line) throws {
+        let rc = try Recordctl(rig)
+        let w = try window(size: (320, 240), position: (100, 100), color: windowColour)
+        let out = path("file.mp4")
+        let r = try rc.record(["--window", w.id, "--duration", "3", "--output", out, "--rtmp", url], timeout: 60)
+        XCTAssertEqual(r.exitCode, Recordctl.Exit.software, "a failed handler is a failed recording (70): \(r)", file: fileName, line: line)
+        XCTAssertEqual(r.lastStdoutLine, out, "the file is still printed: \(r)", file: fileName, line: line)
+        for phrase in says + [masked, "rtmp-1"] {
+            XCTAssertTrue(r.stderr.contains(phrase), "stderr should say '\(phrase)': \(r)", file: fileName, line: line)
+        }
+        assertNoKey(key, in: r.stdout + r.stderr, file: fileName, line: line)
+        let probe = try FFprobe.probe(out)
+        XCTAssertEqual(probe.video.count, 1, "\(probe)", file: fileName, line: line)
+        XCTAssertEqual(probe.audio.count, 2, "\(probe)", file: fileName, line: line)
+        let v = try XCTUnwrap(probe.video.first, file: fileName, line: line)
+        XCTAssertEqual(v.duration ?? 0, 3, accuracy: 0.1, "the file is complete: \(probe)", file: fileName, line: line)
+        XCTAssertEqual(Double(v.frameCount ?? 0), 3 * fps, accuracy: 3, "\(probe)", file: fileName, line: line)
+        let f = try FrameSampler.frame(out, at: 2.5)
+        assertColour(f, f.fullRect.inset(0.1), is: w.rgb, "the file's frame at 2.5 s", file: fileName, line: line)
+    }
+
+    private func assertNoKey(_ key: String, in text: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(text.contains(key), "the stream key '\(key)' appears in the output", file: file, line: line)
+    }
+
+    /// nginx's recordings of `key` (`<key>-<unix time>.flv`), once it has closed them.
+    private func waitForRecordings(of key: String, in dir: String, count: Int, timeout: Double = 10) -> [String] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last: [Int] = []
+        var files: [String] = []
+        while Date() < deadline {
+            files = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])
+                .filter { $0.hasPrefix(key + "-") && $0.hasSuffix(".flv") }.sorted().map { dir + "/" + $0 }
+            let sizes = files.map { ((try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? Int) ?? 0 }
+            if files.count >= count, sizes == last { return files }
+            last = sizes
+            usleep(300_000)
+        }
+        return files
+    }
+
+    private func removeRecordings(of key: String, in dir: String) {
+        for f in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where f.hasPrefix(key + "-") {
+            try? FileManager.default.removeItem(atPath: dir + "/" + f)
+        }
+    }
+}
