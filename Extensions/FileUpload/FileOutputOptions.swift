@@ -67,7 +67,7 @@ public struct FileOutputOptions: Sendable {
 
     /// Checks that the file can be written, before anything is recorded, and leaves no file behind.
     ///
-    /// Throws ``BroadcastError/Kind/invalidSetup`` when the directory does not exist or the
+    /// Throws ``BroadcastError/Kind/outputFailed`` when the directory does not exist or the
     /// file exists without ``overwrite``, and ``BroadcastError/Kind/outputFailed`` when the
     /// directory or file cannot be written (checked with `access(W_OK)` and by creating and
     /// removing the file). Without ``path``, a missing default videos directory is created.

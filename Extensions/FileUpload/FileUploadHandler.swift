@@ -64,7 +64,7 @@ public final class FileUploadHandler: BroadcastSampleHandler {
         let fd = open(outputPath, flags, 0o644)
         if fd < 0 {
             let error = errno
-            let kind: BroadcastError.Kind = error == EEXIST ? .invalidSetup : .outputFailed
+            let kind: BroadcastError.Kind = .outputFailed
             let hint = error == EEXIST ? "; pass --overwrite to replace it" : ""
             throw BroadcastError(kind, "cannot create \(outputPath): \(SystemError.text(error))\(hint)")
         }

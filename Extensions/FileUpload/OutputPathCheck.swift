@@ -27,12 +27,12 @@ struct OutputPathCheck {
                     throw BroadcastError(.outputFailed, "creating the videos directory \(directory) failed: \(SystemError.current)")
                 }
             } else if missing == ENOENT {
-                throw BroadcastError(.invalidSetup, "directory \(directory) does not exist; create it or choose another path")
+                throw BroadcastError(.outputFailed, "directory \(directory) does not exist; create it or choose another path")
             } else {
                 throw BroadcastError(.outputFailed, "directory \(directory) cannot be used: \(SystemError.text(missing))")
             }
         } else if info.st_mode & S_IFMT != S_IFDIR {
-            throw BroadcastError(.invalidSetup, "\(directory) is not a directory")
+            throw BroadcastError(.outputFailed, "\(directory) is not a directory")
         }
 
         var existing = stat()
@@ -42,10 +42,10 @@ struct OutputPathCheck {
                 throw BroadcastError(.invalidSetup, "\(path) is a directory; choose a file name")
             }
             if !overwrite {
-                throw BroadcastError(.invalidSetup, "\(path) exists; pass --overwrite to replace it")
+                throw BroadcastError(.outputFailed, "\(path) exists; pass --overwrite to replace it")
             }
             if existing.st_mode & S_IFMT != S_IFREG {
-                throw BroadcastError(.invalidSetup, "\(path) exists and is not a regular file; it will not be replaced")
+                throw BroadcastError(.outputFailed, "\(path) exists and is not a regular file; it will not be replaced")
             }
         }
         if access(directory, W_OK) != 0 {

@@ -170,7 +170,8 @@ final class RTMPSender: @unchecked Sendable {
                     attempt = 0
                 }
             }
-            guard case .lost(let failure) = session else { return end(.finished) }
+            // Stopped, or cut short by an abort (discarded, or the finish timeout passed).
+            guard case .lost(let failure) = session, !interrupt.isAborted else { return end(.finished) }
             lastError = failure.summary
             if !everLive { return fail(failure.firstConnectionError(endpoint)) }
             if stopRequested(.drain) { return end(.finished) }

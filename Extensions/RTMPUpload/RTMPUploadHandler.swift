@@ -16,6 +16,9 @@ import RecordKitMedia
 /// lost (``RTMPReconnectPolicy``). While it is down, up to ``RTMPOutputOptions/bufferSeconds``
 /// of media wait; beyond that the oldest whole groups of pictures are dropped and counted.
 /// After a reconnection the stream goes on from a key frame, its timestamps continuing.
+/// H.264 filler data (x264 pads constant-bitrate frames with it) is not sent
+/// (``H264FillerStripper``): the stream stays within its bitrate and a static screen costs
+/// almost nothing.
 ///
 /// Errors end this handler alone (``BroadcastContext/finishBroadcast(with:)``), never the
 /// recording or other handlers:
@@ -30,7 +33,8 @@ import RecordKitMedia
 ///
 /// Status (``BroadcastContext/publish(serviceInfo:)``): `url`, `state` (`connecting`, `live`,
 /// `reconnecting (attempt N)`, `failed`, `finished`), `bytesSent`, `bitrateKbps`, `dropped`
-/// (packets this handler dropped), and `lastError`.
+/// (video and audio packets this handler dropped), and `lastError` (what broke the connection
+/// last); on every change of state, and the counters at most once a second.
 ///
 /// Threading: as every handler, called serially by the pipeline.
 public final class RTMPUploadHandler: BroadcastSampleHandler {

@@ -60,7 +60,9 @@ public final class VideoEncoder: @unchecked Sendable {
         context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         context.pointee.gop_size = Int32(max(1, (settings.keyFrameIntervalSeconds * Double(frameRate)).rounded()))
         context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-        context.pointee.thread_count = 2
+        // 0: x264 picks its frame threads from the core count (3 on 2 cores), as FFmpeg's own
+        // command line does: more frames in flight absorb load spikes instead of dropping.
+        context.pointee.thread_count = 0
         context.pointee.color_range = AVCOL_RANGE_MPEG
         context.pointee.colorspace = AVCOL_SPC_BT709
         context.pointee.color_primaries = AVCOL_PRI_BT709

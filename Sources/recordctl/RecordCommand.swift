@@ -11,7 +11,8 @@ struct RecordCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Record in the foreground until Ctrl-C, SIGTERM or --duration; print the file written.",
-        discussion: "Defaults: the whole screen with the cursor, app audio and microphone, 30 fps, MP4 in $XDG_VIDEOS_DIR (else ~/Videos).")
+        discussion: "Defaults: the whole screen with the cursor, app audio and microphone, 30 fps, MP4 in $XDG_VIDEOS_DIR (else ~/Videos). "
+            + "With --rtmp the recording is also broadcast, live, to each endpoint (docs/RTMP.md); the file then records the stream's video encode.")
 
     @OptionGroup var capture: CaptureOptions
 

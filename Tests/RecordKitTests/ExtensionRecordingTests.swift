@@ -83,10 +83,11 @@ final class ExtensionRecordingTests: XCTestCase {
         XCTAssertLessThanOrEqual(fastDropped * 20, Int64(fast.filter { $0 == "sample video" }.count), "the fast extension misses (almost) nothing")
         XCTAssertGreaterThan(slowDropped, 30, "the slow extension's drops are counted")
         XCTAssertGreaterThan(slowDropped, fastDropped * 10, "only the slow extension loses frames")
-        XCTAssertGreaterThan(fast.filter { $0 == "sample video" }.count, 80)
+        // 3 s recorded at 30 fps, with margin for a loaded machine (capture itself slows down).
+        XCTAssertGreaterThan(fast.filter { $0 == "sample video" }.count, 60)
         XCTAssertGreaterThan(fast.filter { $0 == "sample audioApp" }.count, 120, "about 47 blocks of 1024 frames per second")
         XCTAssertGreaterThan(fast.filter { $0 == "sample audioMic" }.count, 120)
-        XCTAssertGreaterThan(encoded.filter { $0 == "sample video" }.count, 80)
+        XCTAssertGreaterThan(encoded.filter { $0 == "sample video" }.count, 60)
         XCTAssertGreaterThan(encoded.filter { $0 == "sample audioMixed" }.count, 120)
         XCTAssertEqual(recorder.status.videoEncoders, 1, "the extension's H.264 shares nothing new: one encoder")
     }

@@ -267,7 +267,7 @@ final class MediaTests: XCTestCase {
     func testValidationRejectsAMissingDirectory() {
         let options = FileOutputOptions(path: scratch.path + "/nope/out.mp4")
         XCTAssertThrowsError(try options.validate()) {
-            XCTAssertEqual(($0 as? BroadcastError)?.kind, .invalidSetup)
+            XCTAssertEqual(($0 as? BroadcastError)?.kind, .outputFailed)
             XCTAssertTrue("\($0)".contains("directory \(scratch.path)/nope does not exist"), "\($0)")
         }
         XCTAssertEqual(scratch.entries, [])
@@ -277,7 +277,7 @@ final class MediaTests: XCTestCase {
         let path = scratch.path + "/taken.mp4"
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
         XCTAssertThrowsError(try FileOutputOptions(path: path).validate()) {
-            XCTAssertEqual(($0 as? BroadcastError)?.kind, .invalidSetup)
+            XCTAssertEqual(($0 as? BroadcastError)?.kind, .outputFailed)
             XCTAssertEqual("\($0)", "\(path) exists; pass --overwrite to replace it")
         }
         XCTAssertNoThrow(try FileOutputOptions(path: path, overwrite: true).validate())

@@ -174,6 +174,29 @@ final class RTMPUnitTests: XCTestCase {
         XCTAssertNil(stamps.stamp(videoPacket(ms: 11_000, key: false), stream: 0))
     }
 
+    // MARK: Filler data
+
+    func testFillerNALUnitsAreNotSent() throws {
+        func unit(_ type: UInt8, _ size: Int) -> [UInt8] {
+            [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF), type] + [UInt8](repeating: 0xFF, count: size - 1)
+        }
+        let slice = unit(0x65, 300), sei = unit(0x06, 20), filler = unit(0x0C, 200_000)
+        let padded = packet(bytes: sei + slice + filler)
+        let stripped = H264FillerStripper.strip(padded)
+        guard case .packet(let p) = stripped.payload else { return XCTFail("not a packet") }
+        XCTAssertEqual(Array(p.data.bytes), sei + slice, "SEI and slice kept, filler gone")
+        XCTAssertTrue(p.isKeyFrame)
+        XCTAssertEqual(stripped.presentationTime, padded.presentationTime)
+        let plain = packet(bytes: sei + slice)
+        guard case .packet(let q) = H264FillerStripper.strip(plain).payload, case .packet(let original) = plain.payload else {
+            return XCTFail("not a packet")
+        }
+        XCTAssertTrue(q.data === original.data, "a packet without filler is passed on without a copy")
+        let garbage = packet(bytes: [0, 0, 9, 9, 0x65])
+        guard case .packet(let g) = H264FillerStripper.strip(garbage).payload else { return XCTFail("not a packet") }
+        XCTAssertEqual(Array(g.data.bytes), [0, 0, 9, 9, 0x65], "what does not parse is left alone")
+    }
+
     // MARK: FFmpeg's log
 
     func testFFmpegLogMasksRegisteredSecretsAndCapturesPerThread() {
@@ -202,6 +225,14 @@ final class RTMPUnitTests: XCTestCase {
                             formatDescription: .encoded(format),
                             payload: .packet(EncodedPacket(data: MediaBuffer(copying: [0, 0, 0, 1, 0x65]), decodeTime: dts,
                                                            isKeyFrame: key, encoderID: "test")))
+    }
+
+    private func packet(bytes: [UInt8]) -> SampleBuffer {
+        let format = EncodedFormat(codec: .h264, timescale: 30, extradata: [1], width: 16, height: 16, frameRate: 30)
+        return SampleBuffer(type: .video, presentationTime: MediaTime(value: 3, timescale: 30), duration: MediaTime(value: 1, timescale: 30),
+                            formatDescription: .encoded(format),
+                            payload: .packet(EncodedPacket(data: MediaBuffer(copying: bytes), decodeTime: MediaTime(value: 1, timescale: 30),
+                                                           isKeyFrame: true, encoderID: "test")))
     }
 
     private func audioPacket(ms: Int) -> SampleBuffer { audioPacket(time: MediaTime(value: Int64(ms), timescale: 1000)) }

@@ -12,9 +12,10 @@ import Synchronization
 /// on. While it waits for the extension, this handler's queue fills and the recorder drops video
 /// for it alone, as for any slow handler; capture never waits.
 ///
-/// Frames reach the extension through shared memory (memfd slots), one copy per sample; the
-/// costs are published in service info at the end (`hostDeliveryCPUSeconds`, `bytesCopied`,
-/// `extensionCPUSeconds`…).
+/// Payloads reach the extension through shared memory: capture frames are lent in place (the
+/// capture pool is a System V segment the extension attaches), everything else is copied once
+/// into memfd slots. The costs are published in service info at the end
+/// (`hostDeliveryCPUSeconds`, `framesLent`, `bytesCopied`, `extensionCPUSeconds`…).
 public final class ExtensionProcessHandler: BroadcastSampleHandler {
     /// The extension's manifest.
     public let manifest: ExtensionManifest
@@ -39,13 +40,13 @@ public final class ExtensionProcessHandler: BroadcastSampleHandler {
     /// Starts the process, completes the handshake and forwards the call; throws when the
     /// extension refuses or fails to start.
     public func broadcastStarted(setupInfo: SetupInfo, context: BroadcastContext) throws {
-        let session = try ExtensionSession.launch(manifest: manifest, executable: executable, directory: directory, supervisor: supervisor)
+        let session = try ExtensionLauncher.launch(manifest: manifest, executable: executable, directory: directory, supervisor: supervisor)
         try session.start(setup: setupInfo, context: context)
         self.session = session
         self.context = context
     }
 
-    /// Forwards one sample (after copying its payload into shared memory).
+    /// Forwards one sample and waits for the extension's answer (within `limits.callTimeoutMs`).
     public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
         session?.deliver(sampleBuffer)
     }

@@ -1,4 +1,5 @@
 import RecordKit
+import RecordKitExtensionSDK
 import Synchronization
 
 /// The one place that decides an extension's fate: the first failure found — by the call
@@ -52,9 +53,6 @@ final class ExtensionSupervisor: @unchecked Sendable {
         context?.finishBroadcast(with: BroadcastError(.internalError, message(for: failure)))
     }
 
-    /// The handler call in progress, if any.
-    var currentCall: String? { state.withLock { $0.call } }
-
     /// The reaper's report. A death between calls that nobody caused is a failure (a crash, or
     /// an exit before `broadcastFinished`). During a call the calling thread reports it instead,
     /// once it has read what the extension sent before it went: an extension may answer
@@ -62,5 +60,19 @@ final class ExtensionSupervisor: @unchecked Sendable {
     func processExited(_ status: ExitStatus) {
         let between: Bool = state.withLock { s in !s.orderlyExit && s.failure == nil && s.call == nil }
         if between { fail(.died(status, call: nil)) }
+    }
+
+    /// The failure a wire error means. At the end of the stream everything the extension sent
+    /// before it went has been read, so its exit is the news: this waits up to a second for the
+    /// exit status, so a crash is reported as the crash it is.
+    func failure(for error: WireError) -> ExtensionFailure {
+        switch error {
+        case .closed:
+            let (process, call) = state.withLock { ($0.process, $0.call) }
+            if let status = process?.waitForExit(timeoutMs: 1_000) { return .died(status, call: call) }
+            return .closedConnection
+        case .malformed(let what): return .malformed(what)
+        case .system(let what): return .protocolViolation(what)
+        }
     }
 }
