@@ -9,6 +9,7 @@ each frame (reads one byte per 4 KiB page), three ways:
   lend       out of process, the frame lent in place (System V capture memory; the Swift SDK's default)
   copy       out of process, the frame copied into a memfd slot (RECORDKIT_EXTENSION_COPY=1: what an
              extension that does not attach System V segments gets)
+  lend-nowork  lend, but the extension does nothing with the frame: the protocol's own cost
 
 Each run is .build/release/rk-extension-bench (Sources/rk-extension-bench) with the fixture
 extension Tests/Fixtures/extensions/rk-test-extension in mode=touch. Reported per mode: frames
@@ -51,8 +52,10 @@ def log(msg):
 
 
 def run_mode(mode, args, env, bin_dir, ext_dir):
+    work = "none" if mode == "lend-nowork" else "touch"
+    mode = "lend" if mode == "lend-nowork" else mode
     cmd = [os.path.join(bin_dir, "rk-extension-bench"), "--mode", mode, "--duration", str(args.duration),
-           "--fps", str(args.fps), "--extension-dir", ext_dir]
+           "--fps", str(args.fps), "--extension-dir", ext_dir, "--work", work]
     run_env = dict(env)
     run_env.pop("RECORDKIT_EXTENSION_COPY", None)
     if mode == "copy":
@@ -73,7 +76,8 @@ def main():
     ap.add_argument("--duration", type=int, default=30, help="seconds per mode (default 30)")
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--size", default="1920x1080", help="screen size of the rig (default 1920x1080)")
-    ap.add_argument("--modes", default="inprocess,lend,copy", help="comma list of inprocess, lend, copy")
+    ap.add_argument("--modes", default="inprocess,lend,copy,lend-nowork",
+                    help="comma list of inprocess, lend, copy, lend-nowork (lend, the extension doing nothing)")
     ap.add_argument("--no-build", action="store_true", help="use the existing release build")
     ap.add_argument("--scratch-path", default=None, help="SwiftPM --scratch-path of the release build")
     ap.add_argument("--json", action="store_true", help="print the results as JSON on stdout")
@@ -116,10 +120,11 @@ def main():
         print(json.dumps({"duration": args.duration, "fps": args.fps, "loadBefore": load, "results": results}, indent=2))
         return
     print(f"{args.size} raw bgr0 at {args.fps} fps for {args.duration} s, handler reads one byte per 4 KiB page; load before {load:.2f}")
-    print(f"{'mode':<10} {'captured':>8} {'delivered':>9} {'dropped':>7} {'cap.drop':>8} {'host ms/f':>9} "
+    print(f"{'mode':<12} {'captured':>8} {'delivered':>9} {'dropped':>7} {'cap.drop':>8} {'host ms/f':>9} "
           f"{'ext ms/f':>8} {'rtt ms':>6} {'rec CPU/s':>9} {'memcpy ms':>9} {'host/copy':>9}")
     for r in results:
-        print(f"{r['mode']:<10} {r['framesCaptured']:>8} {r['delivered']:>9} {r['droppedForHandler']:>7} {r['captureDropped']:>8} "
+        name = r["mode"] + ("-nowork" if r.get("work") == "none" else "")
+        print(f"{name:<12} {r['framesCaptured']:>8} {r['delivered']:>9} {r['droppedForHandler']:>7} {r['captureDropped']:>8} "
               f"{fmt(r.get('hostDeliveryMsPerFrame'), '.3f'):>9} {fmt(r.get('extensionMsPerFrame'), '.3f'):>8} "
               f"{fmt(r.get('meanRoundTripMs'), '.2f'):>6} {r['recorderCPUPerSecond']:>9.3f} {r['memcpyFrameMs']:>9.3f} "
               f"{fmt(r.get('deliveryVsFrameCopy'), '.3f'):>9}")

@@ -13,7 +13,8 @@ import RecordKitMedia
 /// 1. connects at once (``start()``), without waiting for samples, so a wrong URL or key is
 ///    known within the first second: TCP, RTMP handshake, `connect`, `publish`;
 /// 2. once the stream formats are known (from the first packets) and a video key frame waits,
-///    writes the FLV header and sends packets as they come (`live`);
+///    writes the FLV header and sends packets as they come (`live`), without H.264 filler
+///    (``H264FillerStripper``);
 /// 3. when a write fails or stalls: closes, waits (``RTMPReconnectPolicy``), reconnects, and
 ///    goes on from the next key frame with timestamps that keep going (``FLVTimestamps``);
 ///    meanwhile the queue holds at most ``RTMPOutputOptions/bufferSeconds`` of media;

@@ -69,6 +69,20 @@ public enum FFmpegLog {
         _ = logState.withLock { $0.captures.removeValue(forKey: thread) }
     }
 
+    /// Installs the callback and sets FFmpeg's level from `RECORDKIT_FFMPEG_LOG` (`quiet`,
+    /// `error`, `warning` (the default: libx264's banner and statistics are info), `info`,
+    /// `verbose`, `debug`). Idempotent; the recorder calls it.
+    public static func configureFromEnvironment() { _ = configured }
+
+    private static let configured: Bool = {
+        install()
+        let levels: [String: Int32] = ["quiet": AV_LOG_QUIET, "error": AV_LOG_ERROR, "warning": AV_LOG_WARNING,
+                                       "info": AV_LOG_INFO, "verbose": AV_LOG_VERBOSE, "debug": AV_LOG_DEBUG]
+        let name = getenv("RECORDKIT_FFMPEG_LOG").map { String(cString: $0) } ?? "warning"
+        av_log_set_level(levels[name] ?? AV_LOG_WARNING)
+        return true
+    }()
+
     private static let installed: Bool = {
         av_log_set_callback(ffmpegLogCallback)
         return true

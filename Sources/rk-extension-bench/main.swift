@@ -1,12 +1,13 @@
 // rk-extension-bench: what delivering raw frames to an out-of-process extension costs
 // (scripts/benchmark-extension.py runs it; docs/EXTENSIONS.md, "Performance", has the numbers).
 //
-//   rk-extension-bench --mode lend|copy|inprocess --extension-dir DIR [--duration 30] [--fps 30]
+//   rk-extension-bench --mode lend|copy|inprocess --extension-dir DIR [--duration 30] [--fps 30] [--work touch|none]
 //
 // Records the whole screen (no audio) for --duration seconds into one handler that reads one byte
 // per 4 KiB page of every frame: the fixture extension `touch` in DIR (mode=touch), lent the
 // capture memory (lend) or given a copy (copy, RECORDKIT_EXTENSION_COPY=1 must be set by the
-// caller), or the same work in-process (inprocess, the baseline). Prints one JSON object.
+// caller), or the same work in-process (inprocess, the baseline). With --work none the extension
+// does nothing with the frame: what remains is the cost of the protocol itself. Prints one JSON object.
 import CShims
 import Foundation
 import Glibc
@@ -60,7 +61,8 @@ case "inprocess":
     handler = HandlerRegistration(name: "touch", handler: TouchHandler(), maxQueuedVideo: ExtensionCatalog.rawVideoQueueLimit)
 case "lend", "copy":
     let catalog = ExtensionCatalog.discover(builtins: [], extensionsDirectories: [argument("--extension-dir", default: ".")])
-    handler = try catalog.registration(for: ExtensionRequest(name: "touch", setup: ["mode": "touch"]))
+    let work = argument("--work", default: "touch") == "none" ? "log" : "touch"  // mode=log without a log does nothing
+    handler = try catalog.registration(for: ExtensionRequest(name: "touch", setup: ["mode": work]))
 default:
     FileHandle.standardError.write(Data("rk-extension-bench: --mode must be lend, copy or inprocess\n".utf8))
     exit(64)
@@ -79,7 +81,7 @@ let info = snapshot.serviceInfo
 let delivered = Double(snapshot.statistics.delivered)
 let frameBytes = status.capture.width * status.capture.height * 4
 var result: [String: Any] = [
-    "mode": mode, "seconds": wall, "width": status.capture.width, "height": status.capture.height,
+    "mode": mode, "work": argument("--work", default: "touch"), "seconds": wall, "width": status.capture.width, "height": status.capture.height,
     "framesCaptured": status.capture.framesCaptured, "captureDropped": status.capture.framesDropped,
     "delivered": snapshot.statistics.delivered, "droppedForHandler": snapshot.statistics.droppedVideo,
     "recorderCPUSeconds": cpu, "error": snapshot.error ?? NSNull(),

@@ -1,3 +1,4 @@
+import CFFmpeg
 import FileUploadExtension
 import Foundation
 import RecordKit
@@ -152,6 +153,47 @@ final class RTMPBroadcastTests: XCTestCase {
         XCTAssertLessThanOrEqual(videoFrames, filedFrames)
     }
 
+    /// Reconnecting gives up after the policy's attempts and ends the RTMP handler alone, with
+    /// an error that says so.
+    func testReconnectingGivesUpAfterItsAttempts() throws {
+        let key = server.newKey("giveup")
+        defer { server.removeRecordings(of: key) }
+        var options = RTMPOutputOptions(url: "\(server.url)/\(key)")
+        options.reconnect = RTMPReconnectPolicy(firstDelaySeconds: 0.3, multiplier: 1.5, jitter: 0.1, maxDelaySeconds: 1, maxAttempts: 3)
+        let configuration = RecordingConfiguration(
+            screen: ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 100, y: 100, width: 320, height: 240)),
+                                               framesPerSecond: 30, showsCursor: false))
+        let file = scratch.path + "/giveup.mp4"
+        let events = EventLog()
+        let recorder = Recorder(configuration: configuration, handlers: [
+            HandlerRegistration(name: "file", handler: FileUploadHandler(options: FileOutputOptions(path: file))),
+            HandlerRegistration(name: "rtmp-1", handler: RTMPUploadHandler(options: options)),
+        ]) { events.append($0) }
+        try recorder.start()
+        var states: [String] = []
+        XCTAssertTrue(wait(recorder, until: { $0["state"] == "live" }, timeout: 5, states: &states), "never live: \(states)")
+        Thread.sleep(forTimeInterval: 1)
+        try server.nginx("nginx-stop")
+        var restarted = false
+        addTeardownBlock { [server] in if !restarted { try? server?.nginx("nginx-start") } }
+        XCTAssertTrue(wait(recorder, until: { $0["state"] == "failed" }, timeout: 10, states: &states), "did not give up: \(states)")
+        try server.nginx("nginx-start")
+        restarted = true
+        XCTAssertEqual(recorder.state, .recording, "the recording goes on")
+        Thread.sleep(forTimeInterval: 0.5)
+        let snapshots = recorder.stop()
+        XCTAssertEqual(recorder.state, .finished)
+        XCTAssertTrue(states.contains("reconnecting (attempt 3)"), "\(states)")
+        XCTAssertFalse(states.contains("reconnecting (attempt 4)"), "\(states)")
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        XCTAssertEqual(rtmp.state, .failed)
+        let message = rtmp.error ?? ""
+        XCTAssertTrue(message.contains("lost the connection to \(server.url)/****") && message.contains("3 attempts")
+                      && message.contains("connection refused"), message)
+        assertNoSecret(key, in: rtmp, events: events)
+        XCTAssertEqual(snapshots.first { $0.name == "file" }?.state, .finished)
+    }
+
     // MARK: First-connection failures
 
     func testWrongKeyEndsOnlyTheRTMPHandler() throws {
@@ -201,6 +243,41 @@ final class RTMPBroadcastTests: XCTestCase {
         let finishing = Date()
         handler.broadcastFinished()
         XCTAssertLessThan(Date().timeIntervalSince(finishing), 1, "finishing after a failure is immediate")
+    }
+
+    /// FFmpeg's RTMP client logs the stream key (`Proto = rtmp, path = /live/KEY, …`, `Sending
+    /// publish command for 'KEY'`): at its most verbose, through the masking callback, the key
+    /// never reaches stderr.
+    func testFFmpegsOwnLogNeverShowsTheKey() throws {
+        let key = server.newKey("log") + "-s3cr3t"
+        defer { server.removeRecordings(of: key) }
+        FFmpegLog.addSecret(key)
+        defer { FFmpegLog.removeSecret(key) }
+        let captured = scratch.path + "/stderr.txt"
+        let savedStderr = dup(2)
+        let fd = open(captured, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        dup2(fd, 2)
+        close(fd)
+        let level = av_log_get_level()
+        av_log_set_level(AV_LOG_DEBUG)
+        let restore = {
+            av_log_set_level(level)
+            dup2(savedStderr, 2)
+            close(savedStderr)
+        }
+        let interrupt = IOInterrupt()
+        interrupt.setDeadline(secondsFromNow: 5)
+        do {
+            let output = try NetworkOutput(url: "\(server.url)/\(key)", name: "test output", interrupt: interrupt)
+            try output.close()
+        } catch {
+            restore()
+            throw error
+        }
+        restore()
+        let text = try String(contentsOfFile: captured, encoding: .utf8)
+        XCTAssertTrue(text.contains("Sending publish command for '****'"), "FFmpeg's debug log went through the callback:\n\(text)")
+        XCTAssertFalse(text.contains("s3cr3t"), "the key leaked:\n\(text)")
     }
 
     /// `rtmps://` goes through FFmpeg's TLS layer (Debian's FFmpeg has it): the handler accepts

@@ -27,7 +27,7 @@ struct CaptureLoop: Sendable {
             tick = due
             _ = cshim_sleep_until_ns(clock.deadline(of: tick))
             if stopSignal.isSet { break }
-            switch session.tick(sequence: tick) {
+            switch session.tick(sequence: tick, scheduledTime: clock.deadline(of: tick)) {
             case .frame(let frame):
                 counters.update { $0.captured += 1 }
                 deliver(frame)

@@ -100,7 +100,7 @@ final class CaptureSession: @unchecked Sendable {
     }
 
     /// Locates the target, grabs it into a free pool buffer, draws the cursor.
-    func tick(sequence: Int64) -> TickOutcome {
+    func tick(sequence: Int64, scheduledTime: UInt64) -> TickOutcome {
         guard !isClosed else { return .failed(CaptureError(.xError, "capture session is closed")) }
         readEvents()
         let position = tracker.current()
@@ -147,7 +147,7 @@ final class CaptureSession: @unchecked Sendable {
         }
         let buffer = grabber.pool.buffer(slot: slot, byteCount: bytesPerRow * height)
         return .frame(CapturedFrame(pixels: buffer, bytesPerRow: bytesPerRow, width: width, height: height,
-                                    captureTime: captureTime, sequence: sequence))
+                                    captureTime: captureTime, sequence: sequence, scheduledTime: scheduledTime))
     }
 
     /// Applies queued root-window size changes.

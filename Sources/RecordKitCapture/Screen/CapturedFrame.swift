@@ -21,10 +21,16 @@ public struct CapturedFrame: Sendable {
     /// Index of the capture tick since ``ScreenCapture/start(deliver:)``: `captureTime` is close
     /// to start + `sequence` / fps. Skipped or dropped ticks leave gaps.
     public let sequence: Int64
+    /// `CLOCK_MONOTONIC` nanoseconds at which this tick was due: start + `sequence` / fps. A
+    /// constant-frame-rate encoder places the frame in the slot of this time, so a tick that
+    /// woke late still fills its own slot instead of pushing into the next one.
+    public let scheduledTime: UInt64
 
-    /// Describes a frame. ``ScreenCapture`` creates them; tests and synthetic sources may too.
+    /// Describes a frame. ``ScreenCapture`` creates them; tests and synthetic sources may too
+    /// (`scheduledTime` defaults to `captureTime`).
     public init(pixels: MediaBuffer, bytesPerRow: Int, width: Int, height: Int,
-                captureTime: UInt64, sequence: Int64) {
+                captureTime: UInt64, sequence: Int64, scheduledTime: UInt64? = nil) {
+        self.scheduledTime = scheduledTime ?? captureTime
         self.pixels = pixels
         self.bytesPerRow = bytesPerRow
         self.width = width

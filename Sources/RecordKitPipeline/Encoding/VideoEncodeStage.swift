@@ -34,8 +34,8 @@ final class VideoEncodeStage: @unchecked Sendable {
         self.onError = onError
     }
 
-    /// Queues a frame captured at broadcast time `broadcastNs`.
-    func submit(_ frame: CapturedFrame, broadcastNs: Int64) {
+    /// Queues a frame whose tick was due at broadcast time `slotNs` (its scheduled time).
+    func submit(_ frame: CapturedFrame, slotNs broadcastNs: Int64) {
         if pending.load(ordering: .relaxed) >= maxPending {
             droppedFrames.add(1, ordering: .relaxed)
             return
@@ -44,9 +44,14 @@ final class VideoEncodeStage: @unchecked Sendable {
         queue.async { [self] in
             defer { pending.subtract(1, ordering: .relaxed) }
             guard !failed else { return }
-            // Constant frame rate: the frame's slot on the 1/fps grid; a second frame in one slot is a duplicate.
+            // Constant frame rate: the slot of the tick's due time on the 1/fps grid. Ticks are
+            // due on that grid, so two frames never share a slot; should one (a clock step),
+            // the second is dropped and counted.
             let pts = (broadcastNs * Int64(frameRate) + 500_000_000) / 1_000_000_000
-            guard pts > lastPts else { return }
+            guard pts > lastPts else {
+                droppedFrames.add(1, ordering: .relaxed)
+                return
+            }
             encode(frame, pts: pts)
         }
     }

@@ -44,6 +44,7 @@ public final class Recorder: @unchecked Sendable {
     /// Creates a recorder for `configuration` that will feed `handlers`. Nothing runs before ``start()``.
     public init(configuration: RecordingConfiguration, handlers: [HandlerRegistration],
                 onEvent: @escaping @Sendable (RecorderEvent) -> Void = { _ in }) {
+        FFmpegLog.configureFromEnvironment()
         self.configuration = configuration
         self.timeline = Timeline(quantumNs: 1_000_000_000 / UInt64(max(configuration.screen.framesPerSecond, 1)))
         self.registrations = handlers
@@ -167,7 +168,7 @@ public final class Recorder: @unchecked Sendable {
         self.dispatcher = dispatcher
 
         // 4. Shared encoders: one per distinct route.
-        var videoSinks: [@Sendable (CapturedFrame, Int64) -> Void] = []
+        var videoSinks: [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void] = []
         var audioSinks: [SampleBufferType: [@Sendable (SampleBuffer) -> Void]] = [:]
         let fps = configuration.screen.framesPerSecond
         var encoderIndex = 0
@@ -181,12 +182,12 @@ public final class Recorder: @unchecked Sendable {
                         onPacket: { dispatcher.push($0, on: route) },
                         onError: { [weak self] e in self?.routeFailed(route, e.message) })
                     videoStages.append(stage)
-                    videoSinks.append { frame, b in stage.submit(frame, broadcastNs: b) }
+                    videoSinks.append { frame, _, slot in stage.submit(frame, slotNs: slot) }
                 } catch { throw RecorderError(.failed, "cannot open the H.264 encoder: \(error.message)") }
             case .video(.raw):
                 let format = FormatDescription.video(VideoFormat(width: capture.width, height: capture.height, pixelFormat: .bgr0))
                 let frameDuration = MediaTime(value: 1, timescale: Int32(fps))
-                videoSinks.append { frame, b in
+                videoSinks.append { frame, b, _ in
                     let sample = SampleBuffer(type: .video, presentationTime: .nanoseconds(b), duration: frameDuration,
                                               formatDescription: format,
                                               payload: .pixels(PixelData(buffer: frame.pixels, planeOffsets: [0], bytesPerRow: [frame.bytesPerRow])))
@@ -220,8 +221,10 @@ public final class Recorder: @unchecked Sendable {
         capture.onWindowGone = { [weak self] in self?.stopAsync(reason: "the recorded window was destroyed") }
         capture.onFailure = { [weak self] error in self?.stopAsync(reason: "screen capture failed: \(error.message)", failed: true) }
         capture.start { [weak self] frame in
+            // Content time decides what is cut (paused spans); the tick's due time decides the slot.
             guard let self, let b = timeline.broadcastTime(ofCapture: frame.captureTime) else { return }
-            for sink in sinks { sink(frame, b) }
+            let slot = timeline.broadcastTime(ofCapture: frame.scheduledTime) ?? b
+            for sink in sinks { sink(frame, b, slot) }
             let first = self.lock.withLock { s -> Bool in
                 if s.firstFrame { return false }
                 s.firstFrame = true
