@@ -59,10 +59,20 @@ struct ExtensionOptions: ParsableArguments {
     /// The handler registrations, every setup value checked; on any problem it prints it and
     /// exits with the usage code (64) before anything is recorded.
     func registrations() throws -> [HandlerRegistration] {
+        try resolved().registrations
+    }
+
+    /// The requests, checked as ``registrations()`` checks them (for the service, which checks
+    /// them again where it runs).
+    func checkedRequests() throws -> [ExtensionRequest] {
+        try resolved().requests
+    }
+
+    private func resolved() throws -> (requests: [ExtensionRequest], registrations: [HandlerRegistration]) {
         do throws(ExtensionError) {
             let requests = try requests()
-            if requests.isEmpty { return [] }
-            return try BuiltinExtensions.catalog(extensionsDirectories: absoluteExtensionsDirs).registrations(for: requests)
+            if requests.isEmpty { return ([], []) }
+            return (requests, try BuiltinExtensions.catalog(extensionsDirectories: absoluteExtensionsDirs).registrations(for: requests))
         } catch {
             Console.error(error.message)
             throw ExitCode(ExitCodes.usage)

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import RecordKitExtensions
 import RecordKitService
 
 /// Runs one request against the service and maps a protocol error to its exit code.
@@ -52,8 +51,7 @@ struct StartCommand: ParsableCommand {
         args.pauseOnBackground = pauseOnBackground
         args.rtmp = rtmp
         // Checked here too, so a mistake is reported before the service is even asked.
-        _ = try extensionOptions.registrations()
-        do throws(ExtensionError) { args.extensions = try extensionOptions.requests() } catch { throw ExitCode(ExitCodes.usage) }
+        args.extensions = try extensionOptions.checkedRequests()
         args.extensionsDirs = extensionOptions.absoluteExtensionsDirs
         let result = try serviceRequest("start", args: args)
         for warning in result.warnings ?? [] { Console.error(warning) }

@@ -250,7 +250,7 @@ final class ScreenCaptureTests: XCTestCase {
         Thread.sleep(forTimeInterval: 0.5)
         let held = frames.count
         let dropped = capture.statistics.droppedPoolExhausted
-        XCTAssertEqual(held, 8, "the pool has 8 buffers")
+        XCTAssertEqual(held, 12, "the pool has 12 buffers")
         XCTAssertGreaterThan(dropped, 20)
         frames.removeAll()  // consumers let go: buffers return to the pool
         Thread.sleep(forTimeInterval: 0.2)

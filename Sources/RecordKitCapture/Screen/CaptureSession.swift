@@ -8,7 +8,7 @@ import CX11
 /// when it ends. It is never used by two threads at once, hence `@unchecked Sendable`.
 final class CaptureSession: @unchecked Sendable {
     /// Buffers in the frame pool: enough for an encoder and a few slow handlers to hold frames.
-    static let poolSlotCount = 8
+    static let poolSlotCount = 12
 
     /// What one tick produced.
     enum TickOutcome {

@@ -8,14 +8,18 @@ import Synchronization
 /// Swift's cooperative pool), one at a time, in enqueue order: `broadcastStarted` first,
 /// `broadcastFinished` exactly once and last. Enqueueing never blocks the caller. When more
 /// than ``Limits/video`` video samples wait, further video is dropped (for encoded video, up
-/// to the next key frame, so the handler's stream stays decodable) and counted. Audio is never
-/// dropped silently: when more than ``Limits/audio`` audio samples wait, the handler is ended
-/// with an ``BroadcastError/Kind/overrun`` error that says so.
+/// to the next key frame, so the handler's stream stays decodable) and counted; raw frames,
+/// which are capture-pool memory, are bounded by ``Limits/rawVideo``. Audio is never dropped
+/// silently: when more than ``Limits/audio`` audio samples wait, the handler is ended with an
+/// ``BroadcastError/Kind/overrun`` error that says so.
 final class HandlerRunner: @unchecked Sendable {
     /// Queue bounds.
     struct Limits: Sendable {
         /// Video samples allowed to wait (2 s at 30 fps).
         var video = 60
+        /// Raw frames allowed to wait: they are the capture pool's memory, shared with capture
+        /// and every other handler, so a slow handler may hold only a few.
+        var rawVideo = 3
         /// Audio samples allowed to wait (about 6 s of two 1024-frame AAC tracks).
         var audio = 600
     }
@@ -66,7 +70,9 @@ final class HandlerRunner: @unchecked Sendable {
                     s.stats.droppedVideo += 1
                     return false
                 }
-                if s.pendingVideo >= limits.video {
+                let bound: Int
+                if case .pixels = sample.payload { bound = min(limits.video, limits.rawVideo) } else { bound = limits.video }
+                if s.pendingVideo >= bound {
                     s.stats.droppedVideo += 1
                     if case .packet = sample.payload { s.droppingVideoUntilKeyFrame = true }
                     return false

@@ -8,7 +8,9 @@ struct ProbedStream: Sendable, CustomStringConvertible {
     var width: Int?
     var height: Int?
     var pixFmt: String?
-    /// Stream duration in seconds: `duration`, else the Matroska `DURATION` tag.
+    /// How long the stream lasts, in seconds: `duration`, else the Matroska `DURATION` tag
+    /// (which is the stream's end time) minus the stream's start time. Matroska cannot store
+    /// the negative start of AAC's encoder priming (21 ms), so it shifts every track by it.
     var duration: Double?
     /// Frames (video) or audio frames, counted by decoding (`-count_frames`) when asked,
     /// else the container's `nb_frames`.
@@ -72,7 +74,7 @@ enum FFprobe {
     static func probe(_ path: String, countFrames: Bool = true, timeout: TimeInterval = 120) throws -> ProbeResult {
         var args = ["-v", "error", "-of", "json",
                     "-show_entries",
-                    "format=format_name,duration:stream=index,codec_type,codec_name,width,height,pix_fmt,duration,nb_frames,nb_read_frames,sample_rate,channels,avg_frame_rate:stream_tags"]
+                    "format=format_name,duration:stream=index,codec_type,codec_name,width,height,pix_fmt,duration,start_time,nb_frames,nb_read_frames,sample_rate,channels,avg_frame_rate:stream_tags"]
         if countFrames { args.append("-count_frames") }
         args.append(path)
         let data = try ProcessRunner.output("ffprobe", args, timeout: timeout)
@@ -91,7 +93,7 @@ enum FFprobe {
                 codecName: s["codec_name"] as? String ?? "",
                 width: int(s["width"]), height: int(s["height"]),
                 pixFmt: s["pix_fmt"] as? String,
-                duration: double(s["duration"]) ?? tagDuration,
+                duration: double(s["duration"]) ?? tagDuration.map { $0 - (double(s["start_time"]) ?? 0) },
                 frameCount: int(s["nb_read_frames"]) ?? int(s["nb_frames"]),
                 sampleRate: int(s["sample_rate"]), channels: int(s["channels"]),
                 averageFrameRate: rational(s["avg_frame_rate"]),
