@@ -2,11 +2,6 @@ import RecordKit
 import RecordKitPipeline
 
 extension ExtensionCatalog {
-    /// How many raw video frames may wait for an out-of-process extension. Raw frames are
-    /// capture-pool buffers; keeping this small means a stuck extension can hold only a few of
-    /// them, so capture and the other handlers never run short (the extension drops instead).
-    public static let rawVideoQueueLimit = 3
-
     /// The handler registrations for `requests`, in order, with every setup value checked
     /// against its manifest. Nothing is started: a failure here means the recording must not
     /// start (unknown extension, broken extension, bad setup).
@@ -44,9 +39,7 @@ extension ExtensionCatalog {
             } else {
                 throw ExtensionError(.brokenExtension, "extension '\(request.name)' has no implementation")
             }
-            var queue = 60
-            if executable != nil, case .raw = manifest.input.video { queue = Self.rawVideoQueueLimit }
-            return HandlerRegistration(name: manifest.name, handler: handler, setupInfo: setup, maxQueuedVideo: queue)
+            return HandlerRegistration(name: manifest.name, handler: handler, setupInfo: setup)
         }
     }
 }

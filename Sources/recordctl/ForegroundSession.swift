@@ -36,6 +36,8 @@ struct ForegroundSession {
         let live = Console.stderrIsTerminal ? LiveStatusLine(recorder: recorder) : nil
         live?.start()
         if let duration {
+            // --duration counts recorded time, which starts with the first frame.
+            _ = recorder.waitForFirstFrame(timeout: 5)
             _ = done.wait(timeout: .now() + duration)
         } else {
             done.wait()

@@ -58,7 +58,7 @@ let fps = Int(argument("--fps", default: "30")) ?? 30
 let handler: HandlerRegistration
 switch mode {
 case "inprocess":
-    handler = HandlerRegistration(name: "touch", handler: TouchHandler(), maxQueuedVideo: ExtensionCatalog.rawVideoQueueLimit)
+    handler = HandlerRegistration(name: "touch", handler: TouchHandler())
 case "lend", "copy":
     let catalog = ExtensionCatalog.discover(builtins: [], extensionsDirectories: [argument("--extension-dir", default: ".")])
     let work = argument("--work", default: "touch") == "none" ? "log" : "touch"  // mode=log without a log does nothing

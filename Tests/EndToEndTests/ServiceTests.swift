@@ -140,7 +140,10 @@ final class ServiceTests: EndToEndTestCase {
         Thread.sleep(forTimeInterval: 1)
         _ = try ProcessRunner.run("xdotool", ["windowactivate", "--sync", w.id], environment: rig.environment, timeout: 10)
         let resumed = events.waitFor(timeout: 5) { $0["state"] as? String == "recording" }
-        XCTAssertEqual(resumed?["reason"] as? String, "window minimized ended")
+        // openbox maps a restored window a moment before it clears its hidden state, so the last
+        // background reason before resuming may be "window unmapped".
+        XCTAssertTrue(["window minimized ended", "window unmapped ended"].contains(resumed?["reason"] as? String ?? ""),
+                      "resume reason: \(String(describing: resumed?["reason"]))")
         Thread.sleep(forTimeInterval: 1)
 
         _ = try ProcessRunner.run("xset", ["s", "activate"], environment: rig.environment, timeout: 10)

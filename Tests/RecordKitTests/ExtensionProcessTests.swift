@@ -1,6 +1,8 @@
 import Foundation
+import Glibc
 import RecordKit
 import RecordKitExtensions
+import Synchronization
 import XCTest
 
 /// The host side of out-of-process extensions, driven directly (no recording): the protocol
@@ -67,6 +69,40 @@ final class ExtensionProcessTests: XCTestCase {
 
     func testAnExitBeforeFinishedIsReported() throws {
         try assertEnded(mode: "exit", reason: "exited with status 3 in processSampleBuffer")
+    }
+
+    /// Frames in System V memory (as the capture pool's) are lent, not copied, and a dead
+    /// extension gives them back at once: the recording needs its pool.
+    func testLentFramesAreNotCopiedAndAFailedExtensionLetsGoOfThemAtOnce() throws {
+        let size = 320 * 180 * 4
+        let segment = shmget(IPC_PRIVATE, size, IPC_CREAT | 0o600)
+        XCTAssertGreaterThanOrEqual(segment, 0)
+        let base = try XCTUnwrap(shmat(segment, nil, 0))
+        shmctl(segment, IPC_RMID, nil)
+        defer { shmdt(base) }
+        memset(base, 0x40, size)
+        let released = Atomic<Int>(0)
+        func lendable(_ index: Int) -> SampleBuffer {
+            let buffer = MediaBuffer(bytes: UnsafeRawBufferPointer(start: base, count: size),
+                                     sharedLocation: SharedMemoryLocation(systemVSegment: segment, segmentSize: size, offset: 0)) {
+                released.add(1, ordering: .relaxed)
+            }
+            return SampleBuffer(type: .video, presentationTime: MediaTime(value: Int64(index), timescale: 30), duration: MediaTime(value: 1, timescale: 30),
+                                formatDescription: .video(VideoFormat(width: 320, height: 180, pixelFormat: .bgr0)),
+                                payload: .pixels(PixelData(buffer: buffer, planeOffsets: [0], bytesPerRow: [320 * 4])))
+        }
+        let (h, _) = try handler("lender")
+        let context = RecordingContext()
+        try h.broadcastStarted(setupInfo: SetupInfo(["mode": "hang", "after": "3"]), context: context)
+        h.processSampleBuffer(lendable(0), with: .video)
+        h.processSampleBuffer(lendable(1), with: .video)
+        XCTAssertEqual(released.load(ordering: .relaxed), 2, "released in each call's done")
+        h.processSampleBuffer(lendable(2), with: .video)  // hangs: killed after 500 ms
+        XCTAssertEqual(context.errors.first?.message.contains("timed out after 500 ms"), true, "\(context.errors)")
+        XCTAssertEqual(released.load(ordering: .relaxed), 3, "the dead extension's frame is let go before broadcastFinished")
+        h.broadcastFinished()
+        XCTAssertEqual(context.serviceInfo["framesLent"], "3")
+        XCTAssertEqual(context.serviceInfo["bytesCopied"], "0", "no frame was copied")
     }
 
     private func assertEnded(mode: String, reason: String, after: Int = 5, delayMs: Int = 0,

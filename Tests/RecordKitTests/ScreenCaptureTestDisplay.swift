@@ -45,6 +45,11 @@ final class ScreenCaptureTestDisplay {
     /// (UTF-8) and `legacyTitle` (default: `title`, Latin-1) in `WM_NAME`.
     func makeWindow(title: String, legacyTitle: String? = nil, rgb: UInt, x: Int, y: Int, width: Int, height: Int) -> UInt {
         let window = XCreateSimpleWindow(display, root, Int32(x), Int32(y), UInt32(width), UInt32(height), 0, 0, rgb)
+        // Override-redirect: the rig's window manager (openbox) neither places nor frames it, so it
+        // appears exactly where asked, on top, as these tests assume.
+        var attributes = XSetWindowAttributes()
+        attributes.override_redirect = 1
+        XChangeWindowAttributes(display, window, UInt(CWOverrideRedirect), &attributes)
         XStoreName(display, window, legacyTitle ?? title)
         let utf8 = Array(title.utf8)
         XChangeProperty(display, window, XInternAtom(display, "_NET_WM_NAME", 0), XInternAtom(display, "UTF8_STRING", 0),

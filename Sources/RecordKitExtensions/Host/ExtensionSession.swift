@@ -37,7 +37,7 @@ final class ExtensionSession {
         self.channel = channel
         self.supervisor = supervisor
         self.watchdog = watchdog
-        self.arena = SharedMemoryArena(name: manifest.name)
+        self.arena = SharedMemoryArena(name: manifest.name, lent: supervisor.lentFrames)
     }
 
     /// `broadcastStarted`: throws the extension's refusal, or why it failed.
@@ -123,6 +123,7 @@ final class ExtensionSession {
             process.kill()
             status = process.waitForExit(timeoutMs: 5_000)
         }
+        supervisor.lentFrames.removeAll()
         return status?.cpuSeconds
     }
 

@@ -15,6 +15,8 @@ final class ExtensionSupervisor: @unchecked Sendable {
         var process: ExtensionProcess?
     }
     private let state = Mutex(State())
+    /// The frames lent to the extension; let go of as soon as it fails.
+    let lentFrames = LentFrames()
 
     /// The process, once spawned.
     func attach(_ process: ExtensionProcess) { state.withLock { $0.process = process } }
@@ -50,6 +52,7 @@ final class ExtensionSupervisor: @unchecked Sendable {
         }
         guard first else { return }
         process?.kill()
+        lentFrames.removeAll()
         context?.finishBroadcast(with: BroadcastError(.internalError, message(for: failure)))
     }
 

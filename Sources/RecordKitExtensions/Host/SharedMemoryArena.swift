@@ -70,14 +70,18 @@ final class SharedMemoryArena {
 
     private var regions: [Region] = []
     private var leases: [Int: (region: Region, slot: Int)] = [:]
-    private var lent: [Int: SampleBuffer] = [:]
+    private let lent: LentFrames
     private var segments: [Int32: Int] = [:]  // System V segment → region id
     private var nextRef = 1
     private var nextRegion = 1
     private let name: String
 
-    /// An arena whose memfds are named after `name` (visible in `/proc/<pid>/fd`).
-    init(name: String) { self.name = name }
+    /// An arena whose memfds are named after `name` (visible in `/proc/<pid>/fd`), lending
+    /// frames through `lent`.
+    init(name: String, lent: LentFrames) {
+        self.name = name
+        self.lent = lent
+    }
 
     /// Leases a slot of at least `byteCount` bytes. Returns the lease and, when a new region
     /// had to be made for it, its announcement; nil when every allowed slot of that size is held.
@@ -114,7 +118,7 @@ final class SharedMemoryArena {
             announcement = Announcement(id: region, size: location.segmentSize, descriptor: nil, systemVSegment: location.systemVSegment)
         }
         let ref = takeRef()
-        lent[ref] = sample
+        lent.add(sample, ref: ref)
         return (Lease(ref: ref, region: region, offset: location.offset, pointer: nil), announcement)
     }
 
@@ -125,7 +129,7 @@ final class SharedMemoryArena {
             region.free.append(slot)
             return true
         }
-        return lent.removeValue(forKey: ref) != nil
+        return lent.remove(ref)
     }
 
     /// Refs currently out.

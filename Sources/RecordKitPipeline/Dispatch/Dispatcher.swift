@@ -10,8 +10,8 @@ import Synchronization
 /// Handlers that want the same set of routes share one ``TimelineMerger``: each handler gets its
 /// own streams in timeline order, and a route that lags (an encoder's look-ahead) holds back only
 /// the handlers that asked for it. Raw frames are capture-pool buffers; merged with every route
-/// at once, they would wait for the H.264 encoder's first packets, which need more frames than
-/// the pool holds, and capture would starve.
+/// at once, they would wait for the H.264 encoder's first packets (x264's look-ahead wants more
+/// frames than the pool holds), and capture would starve.
 final class Dispatcher: Sendable {
     /// The handlers that want one set of routes, and their merger.
     private final class Group: Sendable {

@@ -10,7 +10,7 @@ import CShims
 struct TimelineMerger {
     private struct Pending {
         /// Released entries before `head` are nil: the merger must not keep a sample alive
-        /// once it went out (raw frames are capture-pool buffers; the pool has 8).
+        /// once it went out (raw frames are capture-pool buffers, and the pool is small).
         var samples: [(sample: SampleBuffer?, arrivalNs: UInt64)] = []
         var head = 0
         var isEmpty: Bool { head >= samples.count }

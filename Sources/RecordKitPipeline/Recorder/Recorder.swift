@@ -212,25 +212,28 @@ public final class Recorder: @unchecked Sendable {
         audioGraph = graph
         graphBox.graph.withLock { $0 = graph }
 
-        // 5. Go: start the clock, then capture.
-        let startNs = cshim_monotonic_ns()
-        timeline.start(at: startNs)
-        lock.withLock { $0.startNs = startNs }
+        // 5. Go. Broadcast time starts at the due time of the first frame's capture tick, so
+        // the first frame fills slot 0; audio captured before it is trimmed.
         let sinks = videoSinks
         let firstFrameSignal = firstFrame
         capture.onWindowGone = { [weak self] in self?.stopAsync(reason: "the recorded window was destroyed") }
         capture.onFailure = { [weak self] error in self?.stopAsync(reason: "screen capture failed: \(error.message)", failed: true) }
         capture.start { [weak self] frame in
-            // Content time decides what is cut (paused spans); the tick's due time decides the slot.
-            guard let self, let b = timeline.broadcastTime(ofCapture: frame.captureTime) else { return }
-            let slot = timeline.broadcastTime(ofCapture: frame.scheduledTime) ?? b
-            for sink in sinks { sink(frame, b, slot) }
+            guard let self else { return }
             let first = self.lock.withLock { s -> Bool in
                 if s.firstFrame { return false }
                 s.firstFrame = true
+                s.startNs = frame.scheduledTime
                 return true
             }
-            if first { firstFrameSignal.signal() }
+            if first {
+                timeline.start(at: min(frame.scheduledTime, frame.captureTime))
+                firstFrameSignal.signal()
+            }
+            // Content time decides what is cut (paused spans); the tick's due time decides the slot.
+            guard let b = timeline.broadcastTime(ofCapture: frame.captureTime) else { return }
+            let slot = timeline.broadcastTime(ofCapture: frame.scheduledTime) ?? b
+            for sink in sinks { sink(frame, b, slot) }
         }
         if !openedTracks.isEmpty {
             let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "recordkit.audio.silence"))
