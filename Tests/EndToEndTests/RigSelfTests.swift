@@ -68,7 +68,9 @@ final class RigSelfTests: EndToEndTestCase {
         XCTAssertEqual(v.codecName, "h264")
         XCTAssertEqual(v.width, 640); XCTAssertEqual(v.height, 480)
         XCTAssertEqual(v.pixFmt, "yuv420p")
-        XCTAssertEqual(Double(v.frameCount ?? 0), 60, accuracy: 1, "\(probe)")
+        // FFmpeg is the reference recorder here, not the subject: its x11grab with `-t 2` gives
+        // 60–62 frames depending on when its first grab lands.
+        XCTAssertEqual(Double(v.frameCount ?? 0), 60, accuracy: 3, "\(probe)")
         XCTAssertEqual(v.duration ?? 0, 2, accuracy: 1.0 / 30 + 0.001, "\(probe)")
         for a in probe.audio {
             XCTAssertEqual(a.codecName, "aac"); XCTAssertEqual(a.sampleRate, 48000); XCTAssertEqual(a.channels, 2)

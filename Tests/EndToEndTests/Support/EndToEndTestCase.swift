@@ -13,6 +13,12 @@ class EndToEndTestCase: XCTestCase {
         continueAfterFailure = true
         rig = try Rig.require()
         workDir = try rig.makeWorkDirectory(for: name)
+        // The cursor is recorded (by default): park it in a corner, away from what tests inspect,
+        // wherever an earlier test (xdotool, a window manager action) left it.
+        // The root window is black on the rig; unit tests of capture paint it: restore it.
+        _ = try? ProcessRunner.run("xsetroot", ["-solid", "black"], environment: rig.environment, timeout: 10)
+        _ = try? ProcessRunner.run("xdotool", ["mousemove", "\(rig.screenWidth - 2)", "\(rig.screenHeight - 2)"],
+                                   environment: rig.environment, timeout: 10)
     }
 
     override func tearDownWithError() throws {
