@@ -41,18 +41,8 @@ final class ExtensionRecordingTests: XCTestCase {
         let recorder = Recorder(configuration: RecordingConfiguration(screen: region), handlers: registrations)
 
         // Load: two busy threads compete with capture, encoding and the extensions for 2 cores.
-        let stopLoad = Atomic<Bool>(false)
-        let loadDone = DispatchGroup()
-        for _ in 0..<2 {
-            loadDone.enter()
-            Thread.detachNewThread {
-                var x: UInt64 = 1
-                while !stopLoad.load(ordering: .relaxed) { for _ in 0..<10_000 { x = x &* 6364136223846793005 &+ 1 } }
-                if x == 42 { print(x) }
-                loadDone.leave()
-            }
-        }
-        defer { stopLoad.store(true, ordering: .relaxed); loadDone.wait() }
+        let load = BusyThreads(count: 2)
+        defer { load.stop() }
 
         try recorder.start()
         XCTAssertTrue(recorder.waitForFirstFrame(timeout: 3))

@@ -72,18 +72,8 @@ final class SerialContractTests: XCTestCase {
         ])
 
         // Load: two busy threads compete with capture and encoding for the 2 cores.
-        let stopLoad = Atomic<Bool>(false)
-        let loadDone = DispatchGroup()
-        for _ in 0..<2 {
-            loadDone.enter()
-            Thread.detachNewThread {
-                var x: UInt64 = 1
-                while !stopLoad.load(ordering: .relaxed) { for _ in 0..<10_000 { x = x &* 6364136223846793005 &+ 1 } }
-                if x == 42 { print(x) }
-                loadDone.leave()
-            }
-        }
-        defer { stopLoad.store(true, ordering: .relaxed); loadDone.wait() }
+        let load = BusyThreads(count: 2)
+        defer { load.stop() }
 
         try recorder.start()
         XCTAssertTrue(recorder.waitForFirstFrame(timeout: 3))
