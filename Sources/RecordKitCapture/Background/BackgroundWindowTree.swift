@@ -87,18 +87,8 @@ struct BackgroundWindowTree {
     /// when it has another format; nil when it is absent or the window vanished. Xlib hands format-32 data
     /// over as C `long`s, so each item is one `UInt` here.
     func values(_ window: UInt, _ property: UInt) -> [UInt]? {
-        var actualType: UInt = 0
-        var actualFormat: Int32 = 0
-        var itemCount: UInt = 0, bytesAfter: UInt = 0
-        var data: UnsafeMutablePointer<UInt8>?
-        let status = XGetWindowProperty(connection.display, window, property, 0, 1024, 0,
-                                        UInt(AnyPropertyType), &actualType, &actualFormat,
-                                        &itemCount, &bytesAfter, &data)
-        defer { if let data { XFree(data) } }
-        guard status == Success, actualType != 0 else { return nil }
-        guard actualFormat == 32, let data else { return [] }
-        return UnsafeRawPointer(data).withMemoryRebound(to: UInt.self, capacity: Int(itemCount)) {
-            Array(UnsafeBufferPointer(start: $0, count: Int(itemCount)))
-        }
+        guard let p = XWindowProperty(connection, window: window, property: property, maxItems: 1024) else { return nil }
+        return p.format == 32 ? p.items : []
     }
+
 }

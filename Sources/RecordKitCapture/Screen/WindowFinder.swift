@@ -66,16 +66,9 @@ struct WindowFinder {
     /// The readings of a text property: UTF-8, plus Latin-1 when it is typed `STRING` (as ICCCM
     /// says, though many clients put UTF-8 there). Empty when the property is absent.
     private func textProperty(_ window: UInt, _ property: UInt) -> [String] {
-        var actualType: UInt = 0
-        var actualFormat: Int32 = 0
-        var itemCount: UInt = 0, bytesAfter: UInt = 0
-        var data: UnsafeMutablePointer<UInt8>?
-        let status = XGetWindowProperty(connection.display, window, property, 0, 4096, 0,
-                                        UInt(AnyPropertyType), &actualType, &actualFormat,
-                                        &itemCount, &bytesAfter, &data)
-        defer { if let data { XFree(data) } }
-        guard status == Success, let data, actualFormat == 8 else { return [] }
-        let bytes = UnsafeBufferPointer(start: data, count: Int(itemCount))
+        guard let p = XWindowProperty(connection, window: window, property: property, maxItems: 4096), p.format == 8 else { return [] }
+        let bytes = p.bytes
+        let actualType = p.type
         var readings = [String(decoding: bytes, as: UTF8.self)]
         if actualType == UInt(XA_STRING) {
             readings.append(String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) })))
