@@ -36,9 +36,13 @@ struct ForegroundSession {
         let live = Console.stderrIsTerminal ? LiveStatusLine(recorder: recorder) : nil
         live?.start()
         if let duration {
-            // --duration counts recorded time, which starts with the first frame.
+            // --duration counts recorded time (broadcast time, from the first frame's tick): wait
+            // until the recorder's own clock says so, not for a timer started a little later.
             _ = recorder.waitForFirstFrame(timeout: 5)
-            _ = done.wait(timeout: .now() + duration)
+            while true {
+                let remaining = duration - recorder.status.recordedSeconds
+                if remaining <= 0 || done.wait(timeout: .now() + min(remaining, 0.5)) == .success { break }
+            }
         } else {
             done.wait()
         }
