@@ -121,7 +121,7 @@ final class RTMPTests: EndToEndTestCase {
         verbose("status:\n\(text)")
         XCTAssertTrue(text.contains("video encoders: 1"), "file and both streams share one encoder:\n\(text)")
         let lines = text.split(separator: "\n").map(String.init)
-        let first = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp-1:") }, text)
+        let first = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp:") }, text)
         XCTAssertTrue(first.contains("running") && first.contains("state live") && first.contains("url \(url)/****"), first)
         XCTAssertTrue(first.contains("bytesSent") && first.contains("bitrateKbps") && first.contains("dropped 0"), first)
         let second = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp-2:") }, text)
@@ -160,7 +160,7 @@ final class RTMPTests: EndToEndTestCase {
         let r = try rc.record(["--window", w.id, "--duration", "3", "--output", out, "--rtmp", url], timeout: 60)
         XCTAssertEqual(r.exitCode, Recordctl.Exit.software, "a failed handler is a failed recording (70): \(r)", file: fileName, line: line)
         XCTAssertEqual(r.lastStdoutLine, out, "the file is still printed: \(r)", file: fileName, line: line)
-        for phrase in says + [masked, "rtmp-1"] {
+        for phrase in says + [masked, "rtmp"] {
             XCTAssertTrue(r.stderr.contains(phrase), "stderr should say '\(phrase)': \(r)", file: fileName, line: line)
         }
         assertNoKey(key, in: r.stdout + r.stderr, file: fileName, line: line)

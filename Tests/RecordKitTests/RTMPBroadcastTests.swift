@@ -358,7 +358,7 @@ final class RTMPBroadcastTests: XCTestCase {
                                                framesPerSecond: 30, showsCursor: false))
         let requests = [ExtensionRequest(name: "file", setup: ["path": file])] + rtmp.map { ExtensionRequest(name: "rtmp", setup: ["url": $0]) }
         let handlers = try! BuiltinExtensions.catalog().registrations(for: requests)
-        XCTAssertEqual(handlers.map(\.name), ["file"] + (rtmp.count == 1 ? ["rtmp"] : rtmp.indices.map { "rtmp-\($0 + 1)" }))
+        XCTAssertEqual(handlers.map(\.name), ["file"] + rtmp.indices.map { $0 == 0 ? "rtmp" : "rtmp-\($0 + 1)" })
         return Recorder(configuration: configuration, handlers: handlers) { events.append($0) }
     }
 
