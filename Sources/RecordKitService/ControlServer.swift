@@ -72,7 +72,6 @@ public final class ControlServer: Sendable {
             connection.send(ControlReply.failure(nil, ControlError("permission_denied", "this service belongs to another user")))
             return
         }
-        let decoder = JSONDecoder()
         while true {
             switch connection.readLine() {
             case .closed:
@@ -80,16 +79,11 @@ public final class ControlServer: Sendable {
             case .tooLarge:
                 connection.send(ControlReply.failure(nil, ControlError("too_large", "request longer than \(ControlProtocol.maxLineBytes) bytes")))
             case .line(let bytes):
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
-                guard let request = try? decoder.decode(ControlRequest.self, from: Data(bytes)) else {
-                    connection.send(ControlReply.failure(nil, ControlError("bad_request", "not a JSON request object with \"v\" and \"cmd\" (docs/PROTOCOL.md)")))
-                    continue
+                switch ControlRequestParser.parse(bytes) {
+                case .blank: continue
+                case .rejected(let reply): connection.send(reply)
+                case .request(let request): if let reply = handle(request, connection) { connection.send(reply) }
                 }
-                guard request.v == ControlProtocol.version else {
-                    connection.send(ControlReply.failure(request.id, ControlError("version", "protocol version \(request.v) is not supported; this service speaks \(ControlProtocol.version)")))
-                    continue
-                }
-                if let reply = handle(request, connection) { connection.send(reply) }
             }
         }
     }

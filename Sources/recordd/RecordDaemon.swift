@@ -9,16 +9,16 @@ import RecordKitService
 /// Deliberately not main-actor code: the signal handlers and request handlers run on their own
 /// queues and threads.
 enum RecordDaemon {
-    /// Runs the service; never returns.
+    /// Runs the service; never returns. Only the main thread ends the process (``ShutdownCoordinator``).
     static func run(detach: Bool) -> Never {
         if detach { _ = setsid() }  // leave the caller's terminal session
         signal(SIGPIPE, SIG_IGN)
         let paths = ServicePaths()
         let holder = ServerHolder()
+        let coordinator = ShutdownCoordinator()
         let service = RecordingService(paths: paths) {
-            log("shutdown requested")
-            holder.server?.stop()
-            exit(0)
+            // The shutdown request already finalized the recording; stop serving.
+            coordinator.request(reason: "shutdown requested", log: log) { holder.server?.stop() }
         }
         let server = ControlServer(paths: paths) { request, connection in service.handle(request, connection: connection) }
         holder.server = server
@@ -33,23 +33,27 @@ enum RecordDaemon {
         for r in service.status().recovered { log("recovered interrupted recording \(r.id) into \(r.path)") }
 
         let signalQueue = DispatchQueue(label: "recordd.signals")
-        let once = DispatchSemaphore(value: 1)
         var sources: [DispatchSourceSignal] = []
         for sig in [SIGTERM, SIGINT] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
             source.setEventHandler {
-                guard once.wait(timeout: .now()) == .success else { return }
-                log("signal \(sig): finishing")
-                service.stopForShutdown()
-                server.stop()
-                exit(0)
+                coordinator.request(reason: "signal \(sig)", log: log) {
+                    service.stopForShutdown()
+                    server.stop()
+                }
             }
             source.resume()
             sources.append(source)
         }
         withExtendedLifetime(sources) { server.serve() }
-        exit(0)
+        // The accept loop returns when a shutdown stopped the server, or when accept failed:
+        // then finalize here (a no-op when a shutdown is already under way).
+        coordinator.request(reason: "control socket closed", log: log) {
+            service.stopForShutdown()
+            server.stop()
+        }
+        coordinator.exitProcess(status: 0, log: log)
     }
 
     /// Writes one timestamped line to the service log (standard error).
