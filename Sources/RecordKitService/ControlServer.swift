@@ -50,7 +50,7 @@ public final class ControlServer: Sendable {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
-            let connection = LineConnection(fd: fd)
+            let connection = LineConnection(fd: fd, redactsSecrets: true)
             let handle = self.handle
             Thread.detachNewThread { Self.serveClient(connection, handle: handle) }
         }

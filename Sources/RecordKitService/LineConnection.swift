@@ -21,10 +21,15 @@ public final class LineConnection: Sendable {
     private let buffer = Mutex<[UInt8]>([])
     private let writeLock = Mutex<Bool>(false)  // true once closed
 
+    /// Whether every line written is passed through ``SecretRedactor`` (the service's side:
+    /// no reply, status or event ever carries a stream key).
+    public let redactsSecrets: Bool
+
     /// Wraps a connected socket.
-    public init(fd: Int32, maxLine: Int = ControlProtocol.maxLineBytes) {
+    public init(fd: Int32, maxLine: Int = ControlProtocol.maxLineBytes, redactsSecrets: Bool = false) {
         self.fd = fd
         self.maxLine = maxLine
+        self.redactsSecrets = redactsSecrets
     }
 
     /// Reads the next line (blocking).
@@ -73,6 +78,7 @@ public final class LineConnection: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return false }
+        if redactsSecrets { return writeLine(Array(SecretRedactor.redact(String(decoding: data, as: UTF8.self)).utf8)) }
         return writeLine(Array(data))
     }
 

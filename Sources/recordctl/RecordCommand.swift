@@ -33,9 +33,11 @@ struct RecordCommand: ParsableCommand {
     @Option(name: .customLong("rtmp"), help: ArgumentHelp("Also broadcast to this RTMP endpoint, rtmp://host[:port]/app/KEY or rtmps://… (repeatable).", valueName: "URL"))
     var rtmp: [String] = []
 
+    @OptionGroup var rtmpKey: RTMPKeyOptions
+
     func validate() throws {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
-        for url in rtmp {
+        for url in try rtmpKey.resolve(rtmp, warn: false) {
             do throws(BroadcastError) { try HandlerFactory.validateRTMP(url) } catch { throw ValidationError("--rtmp: \(error.message)") }
         }
     }
@@ -48,7 +50,7 @@ struct RecordCommand: ParsableCommand {
         let container = format?.container ?? (output?.lowercased().hasSuffix(".mkv") == true ? .mkv : .mp4)
         let file = FileOutputOptions(path: output, container: container, overwrite: overwrite)
         let session = ForegroundSession(configuration: configuration,
-                                        handlers: HandlerFactory.registrations(file: file, rtmp: rtmp) + (try extensionOptions.registrations()))
+                                        handlers: HandlerFactory.registrations(file: file, rtmp: try rtmpKey.resolve(rtmp)) + (try extensionOptions.registrations()))
         let code = session.run(duration: duration)
         if code != 0 { throw ExitCode(code) }
     }

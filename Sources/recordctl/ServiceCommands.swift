@@ -37,6 +37,8 @@ struct StartCommand: ParsableCommand {
     @Option(name: .customLong("rtmp"), help: ArgumentHelp("Also broadcast to this RTMP endpoint (repeatable).", valueName: "URL"))
     var rtmp: [String] = []
 
+    @OptionGroup var rtmpKey: RTMPKeyOptions
+
     func validate() throws {
         guard ["hidden", "unfocused", "never"].contains(pauseOnBackground) else {
             throw ValidationError("--pause-on-background must be hidden, unfocused or never")
@@ -49,7 +51,7 @@ struct StartCommand: ParsableCommand {
         args.format = format?.rawValue
         args.overwrite = overwrite
         args.pauseOnBackground = pauseOnBackground
-        args.rtmp = rtmp
+        args.rtmp = try rtmpKey.resolve(rtmp)
         // Checked here too, so a mistake is reported before the service is even asked.
         args.extensions = try extensionOptions.checkedRequests()
         args.extensionsDirs = extensionOptions.absoluteExtensionsDirs

@@ -56,9 +56,9 @@ enum RecordDaemon {
         coordinator.exitProcess(status: 0, log: log)
     }
 
-    /// Writes one timestamped line to the service log (standard error).
+    /// Writes one timestamped line to the service log (standard error), stream keys masked.
     static func log(_ message: String) {
-        let line = "\(ISO8601DateFormatter().string(from: Date())) recordd[\(getpid())]: \(message)\n"
+        let line = "\(ISO8601DateFormatter().string(from: Date())) recordd[\(getpid())]: \(SecretRedactor.redact(message))\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
     }
 }
