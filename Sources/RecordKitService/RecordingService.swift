@@ -221,9 +221,9 @@ public final class RecordingService: @unchecked Sendable {
     // MARK: Events
 
     private func recorderEvent(_ event: RecorderEvent, of active: ActiveRecording) {
-        publish(ServiceEvent(kind: event.handler == nil ? "state" : "handler", recordingId: active.id, state: event.state.rawValue,
+        publish(ServiceEvent(kind: event.isWarning ? "warning" : event.handler == nil ? "state" : "handler", recordingId: active.id, state: event.state.rawValue,
                              reason: event.reason, handler: event.handler, time: event.time, at: Self.now()))
-        guard event.handler == nil else { return }
+        guard event.handler == nil, !event.isWarning else { return }
         if event.state.isTerminal { active.endReason = event.reason }
         // A recording that ended by itself (window destroyed, every handler failed) is concluded
         // here; one ended by stop or discard was concluded by them before this runs.

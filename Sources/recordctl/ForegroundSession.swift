@@ -13,8 +13,10 @@ struct ForegroundSession {
     /// Records and returns the exit code.
     func run(duration: Double?) -> Int32 {
         let done = DispatchSemaphore(value: 0)
+        let outcome = ForegroundOutcome()
         let recorder = Recorder(configuration: configuration, handlers: handlers) { event in
-            if event.handler != nil { Console.error(event.reason) }
+            if event.handler != nil || event.isWarning || event.state == .failed { Console.error(event.reason) }
+            outcome.note(event)
             if event.state.isTerminal { done.signal() }
         }
         // Signals are handled as events, not by the default action, from before start on.
@@ -64,6 +66,6 @@ struct ForegroundSession {
                 failed = true
             }
         }
-        return failed ? ExitCodes.failed : 0
+        return failed ? ExitCodes.failed : outcome.exitCode
     }
 }

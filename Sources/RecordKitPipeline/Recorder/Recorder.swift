@@ -245,7 +245,7 @@ public final class Recorder: @unchecked Sendable {
             timer.resume()
             silenceTimer = timer
         }
-        connection?.onDisconnect = { [weak self] reason in self?.warn("audio server lost (\(reason)): audio continues as silence") }
+        connection?.onDisconnect = { [weak self] reason in self?.warn("audio server lost (\(reason)): audio continues as silence", live: true) }
         setState(.recording, reason: "started")
     }
 
@@ -392,7 +392,11 @@ public final class Recorder: @unchecked Sendable {
 
     private func emit(_ event: RecorderEvent) { onEvent(event) }
 
-    private func warn(_ message: String) { lock.withLock { $0.warnings.append(message) } }
+    /// Adds a warning to the status; a `live` one (while recording) is also an event.
+    private func warn(_ message: String, live: Bool = false) {
+        lock.withLock { $0.warnings.append(message) }
+        if live { emit(RecorderEvent(state: state, reason: message, time: Double(timeline.now(cshim_monotonic_ns())) / 1e9, isWarning: true)) }
+    }
 
     private static func map(_ error: CaptureError) -> RecorderError {
         switch error.kind {
