@@ -191,31 +191,38 @@ public final class RecordingService: @unchecked Sendable {
         active.monitor?.stop()
         updateJournal(active, state: "finishing")
         let snapshots = discard ? recorder.discard(reason: "user") : recorder.stop(reason: "user")
-        return conclude(active, snapshots: snapshots, discarded: discard)
+        let result = conclude(active, snapshots: snapshots, discarded: discard)
+        if let kept = result.keptError { throw kept }  // never a success for a recording not kept (StopReport)
+        return result.result
     }
 
     /// Records the end of `active`: its results, the session directory removed, `last` set.
-    private func conclude(_ active: ActiveRecording, snapshots: [HandlerSnapshot], discarded: Bool) -> ControlResult {
+    private func conclude(_ active: ActiveRecording, snapshots: [HandlerSnapshot], discarded: Bool) -> (result: ControlResult, keptError: ControlError?) {
         active.monitor?.stop()
-        var outputs: [String] = []
         var removed: [String] = []
-        for s in snapshots {
-            if discarded {
-                if let path = s.serviceInfo["path"] { removed.append(path) }
-            } else if let out = s.serviceInfo["path"] ?? s.serviceInfo["url"] {
-                outputs.append(out)
-            }
+        var report = StopReport()
+        if discarded {
+            for s in snapshots { if let path = s.serviceInfo["path"] { removed.append(path) } }
+        } else {
+            report = StopReport(snapshots: snapshots, workingFile: active.journal.workingFile, destination: active.destination)
         }
-        removed += store.remove(active.id)
+        if let kept = report.keptWorkingFile {
+            updateJournal(active, state: "kept")  // the next service start retries delivering it
+            publish(ServiceEvent(kind: "state", recordingId: active.id, state: "kept", reason: report.keptError?.message ?? kept, at: Self.now()))
+        } else {
+            removed += store.remove(active.id)
+        }
         let state = active.recorder?.state.rawValue ?? "finished"
         shared.withLock {
-            $0.last = ServiceStatus.Ended(id: active.id, state: state, outputs: outputs, reason: active.endReason)
+            $0.last = ServiceStatus.Ended(id: active.id, state: state, outputs: report.outputs, reason: active.endReason,
+                                          failures: report.failures.isEmpty ? nil : report.failures, kept: report.keptWorkingFile)
             $0.active = nil
         }
         var r = ControlResult()
         r.state = state
-        if discarded { r.removed = removed } else { r.outputs = outputs }
-        return r
+        if discarded { r.removed = removed } else { r.outputs = report.outputs }
+        if !report.failures.isEmpty { r.failures = report.failures }
+        return (r, report.keptError)
     }
 
     // MARK: Events
@@ -269,8 +276,18 @@ public final class RecordingService: @unchecked Sendable {
     public func recoverInterruptedSessions() {
         for journal in store.journals() {
             let recovered = SessionRecovery.recover(journal)
+            guard let recovered else {
+                // Nothing to recover is removed; a recording that could not be delivered (a
+                // full disk again) stays for the next start, and says so.
+                if let kept = SessionRecovery.keptWorkingFile(journal) {
+                    publish(ServiceEvent(kind: "recovered", recordingId: journal.id, state: "kept",
+                                         reason: "recording \(journal.id) could not be moved to \(journal.destination); it is kept in \(kept)", at: Self.now()))
+                } else {
+                    store.remove(journal.id)
+                }
+                continue
+            }
             store.remove(journal.id)
-            guard let recovered else { continue }
             shared.withLock { $0.recovered.append(recovered) }
             publish(ServiceEvent(kind: "recovered", recordingId: journal.id, state: "recovered",
                                  reason: "recording interrupted in state \(journal.state) was recovered into \(recovered.path)", at: Self.now()))

@@ -34,6 +34,10 @@ public struct ServiceStatus: Codable, Sendable {
         public var outputs: [String]
         /// Why it ended.
         public var reason: String?
+        /// `"handler (url): error"` for each handler that failed (stream keys masked).
+        public var failures: [String]? = nil
+        /// The working file kept in the session directory when it could not be delivered.
+        public var kept: String? = nil
     }
     /// The service.
     public var service: Service

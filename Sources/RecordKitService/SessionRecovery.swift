@@ -8,7 +8,10 @@ enum SessionRecovery {
     /// nil when there was nothing to recover.
     static func recover(_ journal: SessionJournal) -> RecoveredSession? {
         let fm = FileManager.default
-        guard let size = (try? fm.attributesOfItem(atPath: journal.workingFile))?[.size] as? Int64, size > 0 else { return nil }
+        guard let size = (try? fm.attributesOfItem(atPath: journal.workingFile))?[.size] as? Int64, size > 0 else {
+            removePlaceholder(journal.destination)  // nothing was recorded: leave no empty file behind
+            return nil
+        }
         let target = freeDestination(journal.destination)
         var done = false
         if journal.container == "mp4" {
@@ -21,6 +24,19 @@ enum SessionRecovery {
         }
         guard done else { return nil }
         return RecoveredSession(id: journal.id, path: target, seconds: nil, recoveredAt: RecordingService.now())
+    }
+
+    /// The working file of `journal` when it holds a recording (one that could not be recovered
+    /// stays in its session directory).
+    static func keptWorkingFile(_ journal: SessionJournal) -> String? {
+        let size = (try? FileManager.default.attributesOfItem(atPath: journal.workingFile))?[.size] as? Int64
+        return (size ?? 0) > 0 ? journal.workingFile : nil
+    }
+
+    /// Removes the empty file a recording reserved its destination with.
+    private static func removePlaceholder(_ path: String) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int64
+        if size == 0 { unlink(path) }
     }
 
     /// The destination, unless something other than the empty placeholder the recording

@@ -67,7 +67,8 @@ struct StopCommand: ParsableCommand {
     func run() throws {
         let result = try serviceRequest("stop", startIfNeeded: true)
         for output in result.outputs ?? [] { Console.out(output) }
-        if result.state == "failed" { throw ExitCode(ExitCodes.failed) }
+        for failure in result.failures ?? [] { Console.error(failure) }
+        if result.state == "failed" || result.failures != nil { throw ExitCode(ExitCodes.failed) }
     }
 }
 

@@ -49,7 +49,7 @@ enum RecordDaemon {
         withExtendedLifetime(sources) { server.serve() }
         // The accept loop returns when a shutdown stopped the server, or when accept failed:
         // then finalize here (a no-op when a shutdown is already under way).
-        coordinator.request(reason: "control socket closed", log: log) {
+        coordinator.request(reason: "control socket closed", quietIfUnderway: true, log: log) {
             service.stopForShutdown()
             server.stop()
         }

@@ -17,9 +17,9 @@ final class ShutdownCoordinator: Sendable {
 
     /// Runs `finalize` (stop the recording, stop the server) on the calling thread the first
     /// time; any later call returns at once. Never exits the process.
-    func request(reason: String, log: (String) -> Void, finalize: () -> Void) {
+    func request(reason: String, quietIfUnderway: Bool = false, log: (String) -> Void, finalize: () -> Void) {
         guard requested.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
-            log("\(reason): already shutting down")
+            if !quietIfUnderway { log("\(reason): already shutting down") }
             return
         }
         log("\(reason): finishing")
