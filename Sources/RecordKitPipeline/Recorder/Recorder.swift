@@ -144,7 +144,8 @@ public final class Recorder: @unchecked Sendable {
                 throw RecorderError(.badArgument, "handler '\(reg.name)' asks for raw yuv420p frames, which this version does not convert; ask for bgr0 or encoded video")
             }
             let runner = HandlerRunner(name: reg.name, handler: reg.handler, routes: Set(routes),
-                                       limits: HandlerRunner.Limits(video: reg.maxQueuedVideo)) { [weak self] runner, error in
+                                       limits: HandlerRunner.Limits(video: reg.maxQueuedVideo),
+                                       onServiceState: { [weak self] runner, info in self?.handlerServiceState(runner, info) }) { [weak self] runner, error in
                 self?.handlerEnded(runner, error)
             }
             let context = HandlerContext(runner: runner, streams: Set(routes.map(\.type)))
@@ -343,6 +344,13 @@ public final class Recorder: @unchecked Sendable {
                 _ = finishOnControlQueue(discard: false, reason: "every handler failed; last: \(error.message)", failed: true)
             }
         }
+    }
+
+    /// A handler's published `state` changed (an endpoint connecting, live, reconnecting, gave
+    /// up): an event, so watchers see it without polling status.
+    private func handlerServiceState(_ runner: HandlerRunner, _ info: [String: String]) {
+        emit(HandlerStateEvent.make(runner: runner.name, info: info, recording: state,
+                                    time: Double(timeline.now(cshim_monotonic_ns())) / 1e9))
     }
 
     private func routeFailed(_ route: SampleRoute, _ message: String) {
