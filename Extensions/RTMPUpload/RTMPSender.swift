@@ -397,7 +397,7 @@ final class RTMPSender: @unchecked Sendable {
         condition.unlock()
         var info = ["url": endpoint.masked, "state": phase.text, "bytesSent": String(bytesSent),
                     "bitrateKbps": String(bitrateKbps), "dropped": String(dropped)]
-        if let lastError { info["lastError"] = lastError }
+        info["lastError"] = lastError ?? ""  // empty: removed from the status (live again)
         context.publish(serviceInfo: info)
     }
 

@@ -10,6 +10,8 @@ public protocol BroadcastContext: Sendable {
 
     /// Publishes information about the broadcast (for example `"path"` of the file written, or
     /// `"state"` of a network connection). Shown by `recordctl status`; never put secrets here.
+    /// Keys are merged into what was published before; a key published with an empty value is
+    /// removed (an error that no longer holds). Each change of `"state"` is also an event.
     func publish(serviceInfo: [String: String])
 
     /// The sample types this handler will receive in this broadcast: those its

@@ -158,6 +158,7 @@ final class HandlerRunner: @unchecked Sendable {
         let changed: [String: String]? = state.withLock { s in
             let before = s.serviceInfo["state"]
             s.serviceInfo.merge(info) { _, new in new }
+            for (key, value) in info where value.isEmpty { s.serviceInfo[key] = nil }  // an empty value removes the key
             return info["state"].map { $0 != before } == true ? s.serviceInfo : nil
         }
         if let changed { onServiceState?(self, changed) }

@@ -1,0 +1,55 @@
+// rk-fuzz-control: the control protocol's parser under libFuzzer (scripts/fuzz.sh).
+//
+// One input is one request line as a client could send it. Built with
+// `-sanitize=fuzzer -parse-as-library -DRK_FUZZ`, libFuzzer drives `LLVMFuzzerTestOneInput`;
+// a plain build replays the files given as arguments (a corpus, a crash input) through the
+// same function, so the target always compiles and a finding can be reproduced without
+// the fuzzer. Any trap is a finding: the parser, the id recovery, the start arguments'
+// validation, the URL checks, the secret masking and the reply's encoding must be total.
+import Foundation
+import RecordKitService
+
+enum ControlFuzz {
+    static func run(_ bytes: [UInt8]) {
+        let encoder = JSONEncoder()
+        switch ControlRequestParser.parse(bytes) {
+        case .blank:
+            break
+        case .rejected(let reply):
+            _ = try? encoder.encode(reply)
+        case .request(let request):
+            _ = try? encoder.encode(request)
+            if let args = request.args {
+                _ = try? args.recordingConfiguration()
+                _ = try? args.backgroundPolicy()
+                for url in args.rtmp {
+                    _ = try? HandlerFactory.validateRTMP(url)
+                    let masked = SecretRedactor.redact(url)
+                    precondition(SecretRedactor.redact(masked) == masked, "masking is not idempotent")
+                    _ = try? RTMPStreamKey.apply("k", to: [url])
+                }
+            }
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let masked = SecretRedactor.redact(text)
+        precondition(SecretRedactor.redact(masked) == masked, "masking is not idempotent")
+        _ = ControlRequestParser.recoverID(from: bytes)
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzControlInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    ControlFuzz.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    return 0
+}
+
+#if !RK_FUZZ
+for path in CommandLine.arguments.dropFirst() {
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: path)).map { $0.sorted().map { path + "/" + $0 } } ?? [path]
+    for file in files {
+        guard let data = FileManager.default.contents(atPath: file) else { continue }
+        ControlFuzz.run(Array(data))
+    }
+}
+print("rk-fuzz-control: replayed \(CommandLine.arguments.count - 1) path(s) without a failure")
+#endif
