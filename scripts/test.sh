@@ -61,4 +61,12 @@ export RK_TESTWINDOW=${RK_TESTWINDOW:-$BIN/rk-testwindow}
 status=0
 swift test "${SCRATCH[@]}" "$@" 8>&- || status=$?
 echo "test: swift test exited with status $status" >&2
+# The protocol parsers under libFuzzer, 30 s each (issue 13); only for a full run (no --filter).
+# RK_FUZZ_SECONDS=0 skips it.
+if [ $# = 0 ]; then
+  fuzz_status=0
+  bash scripts/fuzz.sh 8>&- || fuzz_status=$?
+  echo "test: scripts/fuzz.sh exited with status $fuzz_status" >&2
+  [ "$status" = 0 ] && status=$fuzz_status
+fi
 exit "$status"

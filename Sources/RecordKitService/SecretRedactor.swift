@@ -34,7 +34,10 @@ public enum SecretRedactor {
     }
 
     private static func isTokenEnd(_ c: Character) -> Bool {
-        c.isWhitespace || c == "\"" || c == "'" || c == "`" || c == "<" || c == ">"
+        // Closing brackets and separators end a URL in running text ("… (rtmp://h/live/KEY): …"),
+        // so the text after it survives; a key containing one of them shows its tail (keys are
+        // letters, digits, - _ . ? = & in practice).
+        c.isWhitespace || c == "\"" || c == "'" || c == "`" || c == "<" || c == ">" || c == ")" || c == "]" || c == "," || c == ";"
     }
 
     private static func masked(scheme: String, body: Substring) -> String {
