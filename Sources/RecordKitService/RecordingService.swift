@@ -187,7 +187,9 @@ public final class RecordingService: @unchecked Sendable {
     // MARK: Stop, discard
 
     private func finish(discard: Bool) throws(ControlError) -> ControlResult {
-        guard let active = shared.withLock({ $0.active }), let recorder = active.recorder else { throw Self.notRecording }
+        guard let active = shared.withLock({ $0.active }), let recorder = active.recorder else {
+            throw StopReport.notRecording(last: shared.withLock { $0.last })
+        }
         active.monitor?.stop()
         updateJournal(active, state: "finishing")
         let snapshots = discard ? recorder.discard(reason: "user") : recorder.stop(reason: "user")

@@ -34,11 +34,10 @@ struct StopReport {
                 failures.append("\(s.name)\(shown): \(s.error ?? "failed")")
             }
         }
-        if Self.size(of: workingFile) ?? 0 > 0 {
-            keptWorkingFile = workingFile
-            // The destination holds only the placeholder the file handler reserved it with.
-            if Self.size(of: destination) == 0 { unlink(destination) }
-        }
+        if Self.size(of: workingFile) ?? 0 > 0 { keptWorkingFile = workingFile }
+        // An empty destination is only the placeholder the file handler reserved it with: the
+        // recording was kept elsewhere, or produced nothing. Never leave it behind.
+        if Self.size(of: destination) == 0 { unlink(destination) }
     }
 
     /// The error `stop` answers with when the recording was kept in the session directory.
@@ -47,6 +46,17 @@ struct StopReport {
         let why = failures.first(where: { $0.hasPrefix("file") }) ?? "the file could not be moved to its destination"
         return ControlError("failed", "the recording could not be kept at its destination (\(why)); it is kept in \(kept): "
                             + "move it yourself, or free space and restart the service (recordctl service stop), which retries the move")
+    }
+
+    /// `not_recording`, saying how the last recording ended when it ended by itself (a failure
+    /// the user should not miss because the recording was already over when they asked to stop).
+    static func notRecording(last: ServiceStatus.Ended?) -> ControlError {
+        var message = "nothing is recording; start one with `recordctl start`"
+        if let last, last.state == "failed" {
+            message += ". The last recording (\(last.id)) failed: \(last.reason ?? "unknown reason")"
+            if let kept = last.kept { message += "; it is kept in \(kept)" }
+        }
+        return ControlError("not_recording", message)
     }
 
     private static func size(of path: String) -> Int64? {
