@@ -128,7 +128,11 @@ final class RTMPTests: EndToEndTestCase {
         XCTAssertTrue(second.contains("failed") && second.contains("state failed") && second.contains("refused to publish"), second)
         XCTAssertTrue(lines.contains { $0.hasPrefix("handler file:") && $0.contains("running") }, text)
 
-        let stopped = try service.ok(["stop"])
+        // An endpoint failed: stop lists it with its error and does not report plain success (issue 13).
+        let stop = try service.ctl(["stop"])
+        XCTAssertEqual(stop.exitCode, 70, "\(stop)")
+        XCTAssertTrue(stop.stderr.contains("rtmp-2") && stop.stderr.contains("refused to publish"), "stop shows the endpoint's error: \(stop)")
+        let stopped = stop.stdout + stop.stderr
         XCTAssertTrue(stopped.contains(out), "stop prints the file: \(stopped)")
         XCTAssertTrue(stopped.contains("\(url)/****"), "and the stream, masked: \(stopped)")
         let log = (try? String(contentsOfFile: service.stateDir + "/recordkit/recordd.log", encoding: .utf8)) ?? ""
