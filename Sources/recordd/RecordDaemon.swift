@@ -22,16 +22,8 @@ enum RecordDaemon {
         }
         let server = ControlServer(paths: paths) { request, connection in service.handle(request, connection: connection) }
         holder.server = server
-        do throws(ControlError) {
-            try server.bind()
-        } catch {
-            log(error.message)
-            exit(error.code == "busy" ? 0 : 69)
-        }
-        log("listening on \(paths.socketPath)")
-        service.recoverInterruptedSessions()
-        for r in service.status().recovered { log("recovered interrupted recording \(r.id) into \(r.path)") }
-
+        // Signals are events from the very start: a SIGTERM while starting up (before the
+        // socket is bound, during recovery) is a clean shutdown too, never the default action.
         let signalQueue = DispatchQueue(label: "recordd.signals")
         var sources: [DispatchSourceSignal] = []
         for sig in [SIGTERM, SIGINT] {
@@ -46,6 +38,17 @@ enum RecordDaemon {
             source.resume()
             sources.append(source)
         }
+        do throws(ControlError) {
+            try server.bind()
+        } catch {
+            log(error.message)
+            coordinator.exitProcess(status: error.code == "busy" ? 0 : 69, log: log)
+        }
+        if coordinator.isRequested { server.stop() }  // a signal came while binding
+        log("listening on \(paths.socketPath)")
+        service.recoverInterruptedSessions()
+        for r in service.status().recovered { log("recovered interrupted recording \(r.id) into \(r.path)") }
+
         withExtendedLifetime(sources) { server.serve() }
         // The accept loop returns when a shutdown stopped the server, or when accept failed:
         // then finalize here (a no-op when a shutdown is already under way).

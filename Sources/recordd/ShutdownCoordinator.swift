@@ -27,7 +27,10 @@ final class ShutdownCoordinator: Sendable {
         finished.signal()
     }
 
-    /// Called by the main thread once the accept loop returned: waits (bounded) for a shutdown
+    /// Whether an exit was requested.
+    var isRequested: Bool { requested.load(ordering: .acquiring) }
+
+    /// Called by the main thread once the accept loop returned (or binding failed): waits (bounded) for a shutdown
     /// in progress to finish, then ends the process with `status`. The only exit of `recordd`
     /// after it started serving.
     func exitProcess(status: Int32, log: (String) -> Void) -> Never {

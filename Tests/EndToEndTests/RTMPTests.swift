@@ -111,7 +111,10 @@ final class RTMPTests: EndToEndTestCase {
         let events = try service.watchEvents()
         let out = path("service.mp4")
         try service.ok(["start", "--window", w.id, "--output", out, "--rtmp", "\(url)/\(good)", "--rtmp", "\(url)/\(bad)"])
-        let failed = events.waitFor(timeout: 10) { $0["kind"] as? String == "handler" && $0["handler"] as? String == "rtmp-2" }
+        // (rtmp-2's `connecting` is an event too: wait for the one that says it failed.)
+        let failed = events.waitFor(timeout: 10) {
+            $0["kind"] as? String == "handler" && $0["handler"] as? String == "rtmp-2" && ($0["reason"] as? String)?.contains("refused to publish") == true
+        }
         XCTAssertNotNil(failed, "an event says rtmp-2 failed")
         XCTAssertTrue((failed?["reason"] as? String)?.contains("refused to publish") ?? false, "\(failed ?? [:])")
         Thread.sleep(forTimeInterval: 2)

@@ -83,6 +83,8 @@ public final class PulseAudioConnection: @unchecked Sendable {
         guard monitor.phase == .ready else { return nil }
         return loop.withLock { () -> String? in
             guard let context, monitor.phase == .ready else { return nil }
+            pa_context_ref(context)  // close() may drop its reference while the ping waits
+            defer { pa_context_unref(context) }
             let timeout = UInt64(PulseLivenessWatch.pingTimeout * 1_000_000)
             do throws(CaptureError) {
                 _ = try PulseQuery(loop: loop, context: context, monitor: monitor, timeoutUs: timeout).serverDefaults()

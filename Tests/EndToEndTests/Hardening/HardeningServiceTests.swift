@@ -67,10 +67,15 @@ final class HardeningServiceTests: EndToEndTestCase {
     func testFortyShutdownsAllExitCleanly() throws {
         for i in 0..<40 {
             let daemon = try RunningProcess(service.recorddPath, ["--foreground"], environment: service.environment)
+            // Wait for this daemon's hello (not `recordctl status`, which would start another).
             var up = false
-            for _ in 0..<100 where !up {
-                up = (try? service.ctl(["status"], timeout: 10))?.exitCode == 0
-                if !up { usleep(50_000) }
+            for _ in 0..<200 where !up {
+                if let s = try? RawControlSocket(path: service.socketPath), s.write(Array("{\"v\":1,\"cmd\":\"hello\"}\n".utf8)),
+                   let reply = s.readLine(timeout: 5), reply.contains("\"pid\":\(daemon.pid)") {
+                    up = true
+                } else {
+                    usleep(25_000)
+                }
             }
             XCTAssertTrue(up, "service \(i) came up")
             if i % 2 == 0 {
