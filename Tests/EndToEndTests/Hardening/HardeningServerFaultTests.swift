@@ -109,4 +109,25 @@ final class HardeningServerFaultTests: EndToEndTestCase {
         XCTAssertEqual(probe.audio.count, 2, "the audio tracks stay (silent while the server was stopped)")
         XCTAssertGreaterThan(probe.formatDuration ?? 0, 9, "the recording ran to its end: \(probe)")
     }
+
+    /// The PulseAudio server dies mid-recording (a server of the test's own, killed -9):
+    /// `record` says at once that the audio server is lost, goes on with silence to the end,
+    /// and exits 69 (degraded).
+    func testPulseAudioServerThatDiesDegradesTheRecordingLoudly() throws {
+        let pulse = try PrivatePulseServer(rig: rig, directory: path("pulse"))
+        defer { pulse.kill9() }
+        let output = path("dead-pulse.mp4")
+        let env = rig.environment.merging(["PULSE_SERVER": "unix:" + pulse.socketPath]) { _, new in new }
+        let record = try RunningProcess(try rig.recordctlPath(), ["record", "--region", "320x240+0+0", "--output", output, "--duration", "8"],
+                                        environment: env)
+        Thread.sleep(forTimeInterval: 3)
+        pulse.kill9()
+        let r = record.wait(timeout: 40)
+        XCTAssertEqual(r.exitCode, 69, "\(r)")
+        XCTAssertTrue(r.stderr.contains("audio server lost") && r.stderr.contains("PulseAudio server"), "the message names the server: \(r)")
+        let probe = try FFprobe.probe(output, countFrames: false)
+        XCTAssertEqual(probe.video.count, 1)
+        XCTAssertGreaterThanOrEqual(probe.audio.count, 1, "the audio tracks stay (silent after the loss): \(probe)")
+        XCTAssertGreaterThan(probe.formatDuration ?? 0, 7, "the recording ran to its end: \(probe)")
+    }
 }

@@ -119,6 +119,20 @@ final class HardeningServiceTests: EndToEndTestCase {
             }
         }
         XCTAssertGreaterThanOrEqual(recovered, 3, "recordings killed after 2.5 s or more are recovered")
+
+        // During stop's finalization: the file is at its destination and plays, either finished
+        // by that stop or recovered by the next service.
+        let output = path("killed-in-stop.mp4")
+        try service.ok(["start", "--region", "320x240+0+0", "--output", output])
+        Thread.sleep(forTimeInterval: 4)
+        let pid = try XCTUnwrap(try service.pid())
+        let stopping = try RunningProcess(service.recordctl, ["stop"], environment: service.environment)
+        usleep(150_000)
+        kill(pid, SIGKILL)
+        _ = stopping.wait(timeout: 20)
+        _ = try service.status()
+        XCTAssertEqual(try FFprobe.probe(output, countFrames: false).video.count, 1, "killed during stop: the file plays")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: service.sessionsDir), [], "nothing left to recover")
     }
 
     /// The destination's disk is full at stop: stop fails (exit 70), says where the recording

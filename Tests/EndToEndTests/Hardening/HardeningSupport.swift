@@ -158,3 +158,40 @@ extension ServiceHarness {
     /// The service log's text.
     var log: String { (try? String(contentsOfFile: stateDir + "/recordkit/recordd.log", encoding: .utf8)) ?? "" }
 }
+
+/// A PulseAudio server of the test's own (one null sink, its monitor as the default source), to
+/// kill without touching the rig's. Started as scripts/rig.sh starts the rig's (a scrubbed
+/// environment: as root, PulseAudio would otherwise try D-Bus).
+final class PrivatePulseServer {
+    let socketPath: String
+    let process: RunningProcess
+
+    init(rig: Rig, directory: String) throws {
+        socketPath = directory + "/pulse.sock"
+        for sub in ["home", "runtime", "config"] {
+            try FileManager.default.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let env = ["PATH": rig.environment["PATH"] ?? "/usr/bin:/bin", "HOME": directory + "/home", "XDG_RUNTIME_DIR": directory + "/runtime",
+                   "XDG_CONFIG_HOME": directory + "/config", "DBUS_SESSION_BUS_ADDRESS": "disabled:"]
+        process = try RunningProcess("pulseaudio", ["-n", "--daemonize=no", "--system=no", "--use-pid-file=no", "--exit-idle-time=-1",
+                                                    "--realtime=no", "--high-priority=no", "--log-target=stderr",
+                                                    "-L", "module-native-protocol-unix auth-anonymous=1 socket=\(socketPath)",
+                                                    "-L", "module-null-sink sink_name=p_sink rate=48000 channels=2",
+                                                    "-L", "module-always-sink"], environment: env)
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if let r = try? ProcessRunner.run("pactl", ["--server", "unix:" + socketPath, "info"], environment: env, timeout: 5), r.exitCode == 0 {
+                _ = try? ProcessRunner.run("pactl", ["--server", "unix:" + socketPath, "set-default-source", "p_sink.monitor"], environment: env, timeout: 5)
+                return
+            }
+            usleep(100_000)
+        }
+        process.terminate()
+        throw RigError(description: "the private pulseaudio on \(socketPath) did not come up")
+    }
+
+    var pid: Int32 { process.pid }
+
+    /// Kills the server at once (no clean disconnect for its clients).
+    func kill9() { kill(process.pid, SIGKILL); _ = process.wait(timeout: 5, grace: 1) }
+}
