@@ -30,12 +30,12 @@ public final class ControlServer: Sendable {
         let probe = cshim_unix_connect(path)
         if probe >= 0 {
             Glibc.close(probe)
-            throw ControlError("busy", "a recordd is already running on \(path)")
+            throw ControlError(.busy, "a recordd is already running on \(path)")
         }
         unlink(path)
         let fd = cshim_unix_listen(path, 16, 0o600)
         guard fd >= 0 else {
-            throw ControlError("unavailable", "cannot listen on \(path): \(String(cString: strerror(errno)))")
+            throw ControlError(.unavailable, "cannot listen on \(path): \(String(cString: strerror(errno)))")
         }
         listenFD.store(fd, ordering: .releasing)
     }
@@ -69,7 +69,7 @@ public final class ControlServer: Sendable {
     private static func serveClient(_ connection: LineConnection, handle: RequestHandler) {
         defer { connection.close() }
         guard PeerCredentials.isAllowed(peerUID: PeerCredentials.peerUID(of: connection.fd), serviceUID: getuid()) else {
-            connection.send(ControlReply.failure(nil, ControlError("permission_denied", "this service belongs to another user")))
+            connection.send(ControlReply.failure(nil, ControlError(.permissionDenied, "this service belongs to another user")))
             return
         }
         while true {
@@ -77,7 +77,7 @@ public final class ControlServer: Sendable {
             case .closed:
                 return
             case .tooLarge:
-                connection.send(ControlReply.failure(nil, ControlError("too_large", "request longer than \(ControlProtocol.maxLineBytes) bytes")))
+                connection.send(ControlReply.failure(nil, ControlError(.tooLarge, "request longer than \(ControlProtocol.maxLineBytes) bytes")))
             case .line(let bytes):
                 switch ControlRequestParser.parse(bytes) {
                 case .blank: continue

@@ -19,10 +19,10 @@ public enum RTMPStreamKey {
         throws(ControlError) -> (key: String, warning: String?)? {
         if let file {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw ControlError("bad_argument", "--rtmp-key-file: cannot read \(file): \(String(cString: strerror(errno)))")
+                throw ControlError(.badArgument, "--rtmp-key-file: cannot read \(file): \(String(cString: strerror(errno)))")
             }
             let key = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            guard !key.isEmpty else { throw ControlError("bad_argument", "--rtmp-key-file: \(file) holds no key (its first line is empty)") }
+            guard !key.isEmpty else { throw ControlError(.badArgument, "--rtmp-key-file: \(file) holds no key (its first line is empty)") }
             var st = stat()
             let shared = stat(file, &st) == 0 && st.st_mode & 0o077 != 0
             return (key, shared ? "the key file \(file) can be read by other users (mode \(String(st.st_mode & 0o777, radix: 8))); chmod 600 it" : nil)
@@ -38,7 +38,7 @@ public enum RTMPStreamKey {
     /// given for nothing is not silently ignored.
     public static func apply(_ key: String, to urls: [String]) throws(ControlError) -> [String] {
         guard !key.contains(where: { $0.isWhitespace || $0 == "/" }) else {
-            throw ControlError("bad_argument", "the RTMP stream key (not shown) contains spaces or '/'")
+            throw ControlError(.badArgument, "the RTMP stream key (not shown) contains spaces or '/'")
         }
         var used = false
         let result = urls.map { url -> String in
@@ -47,7 +47,7 @@ public enum RTMPStreamKey {
             return (url.hasSuffix("/") ? url : url + "/") + key
         }
         guard used else {
-            throw ControlError("bad_argument", "a stream key was given (--rtmp-key-file or \(environmentVariable)) but no --rtmp URL takes one: "
+            throw ControlError(.badArgument, "a stream key was given (--rtmp-key-file or \(environmentVariable)) but no --rtmp URL takes one: "
                                + "give the URLs without their key, as rtmp://host[:port]/app")
         }
         return result

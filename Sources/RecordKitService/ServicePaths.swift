@@ -35,7 +35,7 @@ public struct ServicePaths: Sendable {
         if mkdir(runtimeDirectory, 0o700) == 0 {
             chmod(runtimeDirectory, 0o700)  // whatever the umask
         } else if errno != EEXIST {
-            throw ControlError("unavailable", "cannot create the runtime directory \(runtimeDirectory): \(String(cString: strerror(errno)))")
+            throw ControlError(.unavailable, "cannot create the runtime directory \(runtimeDirectory): \(String(cString: strerror(errno)))")
         }
         try checkRuntimeDirectory()
     }
@@ -49,21 +49,21 @@ public struct ServicePaths: Sendable {
     public func checkRuntimeDirectory() throws(ControlError) {
         var st = stat()
         guard lstat(runtimeDirectory, &st) == 0 else {
-            throw ControlError("unavailable", "the runtime directory \(runtimeDirectory) does not exist: \(String(cString: strerror(errno)))")
+            throw ControlError(.unavailable, "the runtime directory \(runtimeDirectory) does not exist: \(String(cString: strerror(errno)))")
         }
         let fix = "remove it (rm -r \(runtimeDirectory)) if it is yours, or set XDG_RUNTIME_DIR to a private directory"
         if (st.st_mode & S_IFMT) == S_IFLNK {
-            throw ControlError("permission_denied", "the runtime directory \(runtimeDirectory) is a symbolic link; refusing to use it: \(fix)")
+            throw ControlError(.permissionDenied, "the runtime directory \(runtimeDirectory) is a symbolic link; refusing to use it: \(fix)")
         }
         guard (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw ControlError("permission_denied", "the runtime directory \(runtimeDirectory) is not a directory; refusing to use it: \(fix)")
+            throw ControlError(.permissionDenied, "the runtime directory \(runtimeDirectory) is not a directory; refusing to use it: \(fix)")
         }
         guard st.st_uid == getuid() else {
-            throw ControlError("permission_denied", "the runtime directory \(runtimeDirectory) belongs to uid \(st.st_uid), not to you (uid \(getuid())); "
+            throw ControlError(.permissionDenied, "the runtime directory \(runtimeDirectory) belongs to uid \(st.st_uid), not to you (uid \(getuid())); "
                                + "another user may be impersonating the service, refusing to use it: set XDG_RUNTIME_DIR to a private directory")
         }
         guard st.st_mode & 0o7777 == 0o700 else {
-            throw ControlError("permission_denied", "the runtime directory \(runtimeDirectory) has mode \(String(st.st_mode & 0o7777, radix: 8)), not 700; "
+            throw ControlError(.permissionDenied, "the runtime directory \(runtimeDirectory) has mode \(String(st.st_mode & 0o7777, radix: 8)), not 700; "
                                + "refusing to use it: chmod 700 \(runtimeDirectory) if you trust what is in it, else \(fix)")
         }
     }

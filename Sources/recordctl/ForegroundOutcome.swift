@@ -1,5 +1,5 @@
+import RecordKitService
 import Synchronization
-import RecordKitPipeline
 
 /// What `recordctl record` learned from the recorder's events while it ran, for its exit code:
 /// a live warning (the audio server lost: the recording went on with silence) makes a
@@ -9,7 +9,7 @@ final class ForegroundOutcome: Sendable {
     private let warnings = Mutex<[String]>([])
 
     /// Records `event`.
-    func note(_ event: RecorderEvent) {
+    func note(_ event: RecordingEvent) {
         if event.isWarning { warnings.withLock { $0.append(event.reason) } }
     }
 

@@ -42,7 +42,7 @@ enum RecordDaemon {
             try server.bind()
         } catch {
             log(error.message)
-            coordinator.exitProcess(status: error.code == "busy" ? 0 : 69, log: log)
+            coordinator.exitProcess(status: error.code == .busy ? 0 : 69, log: log)
         }
         if coordinator.isRequested { server.stop() }  // a signal came while binding
         log("listening on \(paths.socketPath)")

@@ -40,14 +40,14 @@ final class HardeningUnitTests: XCTestCase {
         XCTAssertEqual(reply("{\"id\":\"8\",\"cmd\":\"status\"}")?.id, "8", "no v")
         XCTAssertEqual(reply("{\"v\":1,\"id\":\"9\",\"cmd\":42}")?.id, "9", "cmd of the wrong type")
         XCTAssertEqual(reply("garbage \"id\" : \"a\\\"b\" more")?.id, "a\"b", "escaped quote in the id")
-        XCTAssertEqual(reply("{\"v\":2,\"id\":\"10\",\"cmd\":\"stop\"}")?.error?.code, "version")
+        XCTAssertEqual(reply("{\"v\":2,\"id\":\"10\",\"cmd\":\"stop\"}")?.error?.code, .version)
         XCTAssertEqual(reply("{\"v\":2,\"id\":\"10\",\"cmd\":\"stop\"}")?.id, "10")
         XCTAssertNil(reply("{\"v\":1,\"cmd\":")?.id, "no id to echo")
         XCTAssertNil(reply("{\"v\":1,\"id\":\"" + String(repeating: "x", count: 300) + "\"")?.id, "an overlong id is not echoed")
-        XCTAssertEqual(reply("[1,2]")?.error?.code, "bad_request")
+        XCTAssertEqual(reply("[1,2]")?.error?.code, .badRequest)
         if case .blank = ControlRequestParser.parse(Array("  \t".utf8)) {} else { XCTFail("blanks are no request") }
         if case .request(let r) = ControlRequestParser.parse(Array("{\"v\":1,\"id\":\"x\",\"cmd\":\"status\"}".utf8)) {
-            XCTAssertEqual(r.cmd, "status")
+            XCTAssertEqual(r.cmd, .status)
         } else {
             XCTFail("a valid request")
         }
@@ -71,7 +71,7 @@ final class HardeningUnitTests: XCTestCase {
                        ["rtmp://h/live/K", "rtmp://h/live/K", "rtmp://h/live/OWN"])
         XCTAssertThrowsError(try RTMPStreamKey.apply("K", to: ["rtmp://h/live/OWN"]), "a key used by no URL is an error")
         do { _ = try RTMPStreamKey.load(file: dir + "/missing", environment: [:]); XCTFail("missing file") } catch {
-            XCTAssertEqual(error.code, "bad_argument")
+            XCTAssertEqual(error.code, .badArgument)
         }
     }
 
@@ -88,10 +88,10 @@ final class HardeningUnitTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: base + "/link/recordkit", withDestinationPath: base + "/target")
         for dir in ["open", "link"] {
             XCTAssertThrowsError(try paths(dir).preparePrivateRuntimeDirectory(), dir) { error in
-                XCTAssertEqual((error as? ControlError)?.code, "permission_denied", dir)
+                XCTAssertEqual((error as? ControlError)?.code, .permissionDenied, dir)
             }
             XCTAssertThrowsError(try ControlClient(paths: paths(dir)), dir) { error in
-                XCTAssertEqual((error as? ControlError)?.code, "permission_denied", dir)
+                XCTAssertEqual((error as? ControlError)?.code, .permissionDenied, dir)
             }
         }
         if getuid() == 0 {
@@ -137,7 +137,7 @@ final class HardeningUnitTests: XCTestCase {
         XCTAssertTrue(ready)
         XCTAssertEqual(rename(base + "/spool/s.sock", paths.socketPath), 0)
         XCTAssertThrowsError(try ControlClient(paths: paths)) { error in
-            XCTAssertEqual((error as? ControlError)?.code, "permission_denied")
+            XCTAssertEqual((error as? ControlError)?.code, .permissionDenied)
             XCTAssertTrue((error as? ControlError)?.message.contains("uid 65534") == true, "\(error)")
         }
         listener.waitUntilExit()

@@ -1,3 +1,5 @@
+import RecordKitBuiltins
+import RecordKitExtensions
 import CFFmpeg
 import FileUploadExtension
 import Foundation
@@ -49,7 +51,7 @@ final class RTMPBroadcastTests: XCTestCase {
         let snapshots = recorder.stop()
 
         XCTAssertEqual(recorder.state, .finished)
-        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.state, .finished, "\(rtmp)")
         XCTAssertEqual(rtmp.serviceInfo["state"], "finished")
         XCTAssertEqual(rtmp.serviceInfo["url"], "\(server.url)/****")
@@ -123,13 +125,13 @@ final class RTMPBroadcastTests: XCTestCase {
         XCTAssertNotNil(outage["lastError"], "status says what broke: \(outage)")
         XCTAssertNil(during["lastError"], "lastError clears once live again: \(during)")
         // The outage and the reconnection are events, not only status fields (issue 13).
-        let rtmpEvents = events.all.filter { $0.handler == "rtmp-1" }.map(\.reason)
+        let rtmpEvents = events.all.filter { $0.handler == "rtmp" }.map(\.reason)
         for expected in ["connecting", "live", "reconnecting (attempt 1)"] {
             XCTAssertTrue(rtmpEvents.contains { $0.contains("): \(expected)") }, "no '\(expected)' event: \(rtmpEvents)")
         }
         let lastOutage = rtmpEvents.lastIndex { $0.contains("): reconnecting") } ?? 0
         XCTAssertTrue(rtmpEvents[lastOutage...].contains { $0.hasSuffix(": live") }, "an event says live again after the outage: \(rtmpEvents)")
-        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.state, .finished, "\(rtmp)")
         assertNoSecret(key, in: rtmp, events: events)
 
@@ -176,7 +178,7 @@ final class RTMPBroadcastTests: XCTestCase {
         let events = EventLog()
         let recorder = Recorder(configuration: configuration, handlers: [
             HandlerRegistration(name: "file", handler: FileUploadHandler(options: FileOutputOptions(path: file))),
-            HandlerRegistration(name: "rtmp-1", handler: RTMPUploadHandler(options: options)),
+            HandlerRegistration(name: "rtmp", handler: RTMPUploadHandler(options: options)),
         ]) { events.append($0) }
         try recorder.start()
         var states: [String] = []
@@ -186,7 +188,7 @@ final class RTMPBroadcastTests: XCTestCase {
         var restarted = false
         addTeardownBlock { [server] in if !restarted { try? server?.nginx("nginx-start") } }
         XCTAssertTrue(wait(recorder, until: { $0["state"] == "gave up" }, timeout: 10, states: &states), "did not give up: \(states)")
-        XCTAssertTrue(events.all.contains { $0.handler == "rtmp-1" && $0.reason.contains("): gave up") }, "no 'gave up' event: \(events.all.map(\.reason))")
+        XCTAssertTrue(events.all.contains { $0.handler == "rtmp" && $0.reason.contains("): gave up") }, "no 'gave up' event: \(events.all.map(\.reason))")
         try server.nginx("nginx-start")
         restarted = true
         XCTAssertEqual(recorder.state, .recording, "the recording goes on")
@@ -195,7 +197,7 @@ final class RTMPBroadcastTests: XCTestCase {
         XCTAssertEqual(recorder.state, .finished)
         XCTAssertTrue(states.contains("reconnecting (attempt 3)"), "\(states)")
         XCTAssertFalse(states.contains("reconnecting (attempt 4)"), "\(states)")
-        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.state, .failed)
         let message = rtmp.error ?? ""
         XCTAssertTrue(message.contains("lost the connection to \(server.url)/****") && message.contains("3 attempts")
@@ -318,7 +320,7 @@ final class RTMPBroadcastTests: XCTestCase {
         var failedAfter: Double?
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
-            if recorder.status.handlers.first(where: { $0.name == "rtmp-1" })?.state == .failed {
+            if recorder.status.handlers.first(where: { $0.name == "rtmp" })?.state == .failed {
                 failedAfter = Date().timeIntervalSince(started)
                 break
             }
@@ -331,14 +333,14 @@ final class RTMPBroadcastTests: XCTestCase {
         XCTAssertNotNil(failedAfter, "the RTMP handler did not fail within 5 s", file: fileName, line: line)
         XCTAssertLessThan(failedAfter ?? 99, 1.5, "the first connection is tried at once", file: fileName, line: line)
         XCTAssertEqual(recorder.state, .finished, "only the RTMP handler ended", file: fileName, line: line)
-        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.state, .failed, file: fileName, line: line)
         let message = rtmp.error ?? ""
         XCTAssertTrue(message.contains(says), "'\(message)' should say '\(says)'", file: fileName, line: line)
         XCTAssertTrue(message.contains(masked), "'\(message)' should show \(masked)", file: fileName, line: line)
         XCTAssertEqual(rtmp.serviceInfo["state"], "failed", file: fileName, line: line)
         XCTAssertEqual(rtmp.serviceInfo["url"], masked, file: fileName, line: line)
-        XCTAssertTrue(events.all.contains { $0.handler == "rtmp-1" && $0.reason.contains(says) },
+        XCTAssertTrue(events.all.contains { $0.handler == "rtmp" && $0.reason.contains(says) },
                       "an event says what happened: \(events.all.map(\.reason))", file: fileName, line: line)
         assertNoSecret(key, in: rtmp, events: events, file: fileName, line: line)
 
@@ -364,13 +366,14 @@ final class RTMPBroadcastTests: XCTestCase {
         let configuration = RecordingConfiguration(
             screen: ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 100, y: 100, width: 320, height: 240)),
                                                framesPerSecond: 30, showsCursor: false))
-        let handlers = HandlerFactory.registrations(file: FileOutputOptions(path: file), rtmp: rtmp)
-        XCTAssertEqual(handlers.map(\.name), ["file"] + rtmp.indices.map { "rtmp-\($0 + 1)" })
+        let requests = [ExtensionRequest(name: "file", setup: ["path": file])] + rtmp.map { ExtensionRequest(name: "rtmp", setup: ["url": $0]) }
+        let handlers = try! BuiltinExtensions.catalog().registrations(for: requests)
+        XCTAssertEqual(handlers.map(\.name), ["file"] + (rtmp.count == 1 ? ["rtmp"] : rtmp.indices.map { "rtmp-\($0 + 1)" }))
         return Recorder(configuration: configuration, handlers: handlers) { events.append($0) }
     }
 
     private func rtmpInfo(_ recorder: Recorder) -> [String: String]? {
-        recorder.status.handlers.first { $0.name == "rtmp-1" }?.serviceInfo
+        recorder.status.handlers.first { $0.name == "rtmp" }?.serviceInfo
     }
 
     /// Polls rtmp-1's service info every 20 ms until `predicate` holds (true) or `timeout`

@@ -4,8 +4,8 @@
 // `-sanitize=fuzzer -parse-as-library -DRK_FUZZ`, libFuzzer drives `LLVMFuzzerTestOneInput`;
 // a plain build replays the files given as arguments (a corpus, a crash input) through the
 // same function, so the target always compiles and a finding can be reproduced without
-// the fuzzer. Any trap is a finding: the parser, the id recovery, the start arguments'
-// validation, the URL checks, the secret masking and the reply's encoding must be total.
+// the fuzzer. Any trap is a finding: the parser, the id recovery, the capture arguments'
+// validation, the secret masking and the reply's encoding must be total.
 import Foundation
 import RecordKitService
 
@@ -21,9 +21,7 @@ enum ControlFuzz {
             _ = try? encoder.encode(request)
             if let args = request.args {
                 _ = try? args.recordingConfiguration()
-                _ = try? args.backgroundPolicy()
                 for url in args.rtmp {
-                    _ = try? HandlerFactory.validateRTMP(url)
                     let masked = SecretRedactor.redact(url)
                     precondition(SecretRedactor.redact(masked) == masked, "masking is not idempotent")
                     _ = try? RTMPStreamKey.apply("k", to: [url])
