@@ -70,6 +70,7 @@ public final class ControlServer: Sendable {
         defer { connection.close() }
         guard PeerCredentials.isAllowed(peerUID: PeerCredentials.peerUID(of: connection.fd), serviceUID: getuid()) else {
             connection.send(ControlReply.failure(nil, ControlError(.permissionDenied, "this service belongs to another user")))
+            connection.lingerAfterRefusal()  // so the refusal is read, not lost to a reset
             return
         }
         while true {

@@ -88,6 +88,25 @@ public final class LineConnection: Sendable {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
+    /// After a last reply: stops writing and discards what the peer still sends, for at most
+    /// `seconds` or 64 KiB, so that closing does not reset the connection before the peer has
+    /// read that reply (a socket closed with unread data sends RST). Nothing read is looked at.
+    public func lingerAfterRefusal(seconds: Double = 1) {
+        shutdown(fd, Int32(SHUT_WR))
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        var total = 0
+        var waited = 0.0
+        while total < 65_536, waited < seconds {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, 100)
+            if ready == 0 { waited += 0.1; continue }
+            if ready < 0 && errno == EINTR { continue }
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return }
+            total += n
+        }
+    }
+
     /// Shuts the socket down and closes it; idempotent.
     public func close() {
         writeLock.withLock { closed in
