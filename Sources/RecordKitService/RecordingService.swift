@@ -288,7 +288,6 @@ public final class RecordingService: @unchecked Sendable {
         try? store.write(active.journal)
     }
 
-
     static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
 }
 
