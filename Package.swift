@@ -89,6 +89,12 @@ let package = Package(
         .executableTarget(name: "rk-test-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"],
                           path: "Tests/Fixtures/extensions/rk-test-extension"),
 
+        // MARK: Fuzz targets (issue 13): scripts/fuzz.sh builds them with libFuzzer
+        // (-sanitize=fuzzer -parse-as-library -DRK_FUZZ); a plain build makes each a replayer of
+        // its corpus (Tests/Fuzz/corpus), so they always compile.
+        .executableTarget(name: "rk-fuzz-control", dependencies: ["RecordKitService"], path: "Tests/Fuzz/control"),
+        .executableTarget(name: "rk-fuzz-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"], path: "Tests/Fuzz/extension"),
+
         // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",
                     dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RTMPUploadExtension", "RecordKitService", "CShims",
