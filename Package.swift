@@ -16,6 +16,9 @@ let package = Package(
     dependencies: [
         // Declarative command line (one type per verb), as STYLE.md recommends.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The SDK reference (`swift package generate-documentation --target RecordKit`, scripts/docs.sh):
+        // Apple's own DocC plugin; nothing links against it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.

@@ -17,7 +17,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let pending = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int64>(0)
     private let encodedFrames = Atomic<Int64>(0)
-    private let maxPending = 6  // of the capture pool's 8 buffers: one is being grabbed, one kept for the final slot
+    private let maxPending = 6  // of the capture pool's 12 buffers: one is being grabbed, one kept for the final slot, the rest for raw handlers
     private var lastPts: Int64 = .min  // on `queue` only
     private var lastFrame: CapturedFrame?  // on `queue` only: repeated into the final slot at stop
     private var failed = false          // on `queue` only
