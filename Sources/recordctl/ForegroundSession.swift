@@ -34,7 +34,7 @@ struct ForegroundSession {
             sources.append(source)
         }
         do throws(ControlError) { try session.start() } catch {
-            Console.error(error.message)
+            // The recorder's `failed` event already printed why (once).
             return ExitCodes.code(for: error)
         }
         for warning in session.status.warnings { Console.error(warning) }
