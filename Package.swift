@@ -16,6 +16,8 @@ let package = Package(
     dependencies: [
         // Declarative command line (one type per verb), as STYLE.md recommends.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The config file ($XDG_CONFIG_HOME/recordkit/config.toml): TOML with line numbers in errors.
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -62,11 +64,17 @@ let package = Package(
         .target(name: "RTMPUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
                 path: "Extensions/RTMPUpload", resources: [.embedInCode("manifest.json")]),
 
+        // MARK: The config file and profiles (kept out of recordctl, which stays a thin command line).
+        .target(name: "RecordKitConfig",
+                dependencies: ["RecordKitMedia", .product(name: "TOMLKit", package: "TOMLKit")],
+                path: "Sources/RecordKitConfig"),
+
         // MARK: Command line.
         .executableTarget(
             name: "recordctl",
             dependencies: [
                 "RecordKitPipeline", "RecordKitService", "FileUploadExtension", "RTMPUploadExtension", "RecordKitExtensions",
+                "RecordKitConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/recordctl"),

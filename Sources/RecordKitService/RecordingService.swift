@@ -97,11 +97,12 @@ public final class RecordingService: @unchecked Sendable {
         let extensions = try HandlerFactory.registrations(for: args.extensions, extensionsDirectories: args.extensionsDirs)
         let id = SessionStore.newID()
         let plan = try OutputPlan(args: args, sessionDirectory: store.directory(of: id))
+        let encoding = try args.resolvedEncoding(container: plan.container.rawValue)
         let journal = SessionJournal(id: id, state: "starting", destination: plan.destination, workingFile: plan.workingFile,
                                      container: plan.container.rawValue, startedAt: ISO8601DateFormatter().string(from: Date()), pid: getpid())
         try store.create(journal)
 
-        let registrations = HandlerFactory.registrations(file: plan.fileOptions, rtmp: args.rtmp) + extensions
+        let registrations = HandlerFactory.registrations(file: plan.fileOptions, rtmp: args.rtmp, encoding: encoding) + extensions
         let active = ActiveRecording(id: id, journal: journal, destination: plan.destination)
         let recorder = Recorder(configuration: configuration, handlers: registrations) { [weak self, weak active] event in
             guard let self, let active else { return }
@@ -122,7 +123,7 @@ public final class RecordingService: @unchecked Sendable {
         var r = ControlResult()
         r.recordingId = id
         r.state = recorder.state.rawValue
-        let warnings = recorder.status.warnings
+        let warnings = encoding.notes + recorder.status.warnings
         if !warnings.isEmpty { r.warnings = warnings }
         return r
     }

@@ -1,4 +1,5 @@
 import RecordKitExtensions
+import RecordKitMedia
 
 /// What `recordctl start` asks the service to record (the same options as `recordctl record`).
 public struct StartArguments: Codable, Sendable, Equatable {
@@ -39,6 +40,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var extensions: [ExtensionRequest] = []
     /// Directories to look for extensions in besides the user's (`--extensions-dir`), absolute.
     public var extensionsDirs: [String] = []
+    /// Codec and quality choices (`--video-codec`, `--crf`, …, after profiles and the config file).
+    public var encoding = EncodingChoices()
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -65,5 +68,6 @@ public struct StartArguments: Codable, Sendable, Equatable {
         rtmp = try c.decodeIfPresent([String].self, forKey: .rtmp) ?? d.rtmp
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
+        encoding = try c.decodeIfPresent(EncodingChoices.self, forKey: .encoding) ?? d.encoding
     }
 }

@@ -18,6 +18,8 @@ struct RecordCommand: ParsableCommand {
 
     @OptionGroup var extensionOptions: ExtensionOptions
 
+    @OptionGroup(title: "Encoding") var encoding: EncodingOptions
+
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write (default: a timestamped name in the videos directory).", valueName: "FILE"))
     var output: String?
 
@@ -47,8 +49,10 @@ struct RecordCommand: ParsableCommand {
         }
         let container = format?.container ?? (output?.lowercased().hasSuffix(".mkv") == true ? .mkv : .mp4)
         let file = FileOutputOptions(path: output, container: container, overwrite: overwrite)
+        let resolved = try encoding.resolved(container: container.rawValue, streaming: !rtmp.isEmpty)
+        for note in resolved.notes { Console.error(note) }
         let session = ForegroundSession(configuration: configuration,
-                                        handlers: HandlerFactory.registrations(file: file, rtmp: rtmp) + (try extensionOptions.registrations()))
+                                        handlers: HandlerFactory.registrations(file: file, rtmp: rtmp, encoding: resolved) + (try extensionOptions.registrations()))
         let code = session.run(duration: duration)
         if code != 0 { throw ExitCode(code) }
     }

@@ -22,6 +22,8 @@ struct StartCommand: ParsableCommand {
 
     @OptionGroup var extensionOptions: ExtensionOptions
 
+    @OptionGroup(title: "Encoding") var encoding: EncodingOptions
+
     @Option(name: .shortAndLong, help: ArgumentHelp("Where the file goes at stop (default: a timestamped name in the videos directory).", valueName: "FILE"))
     var output: String?
 
@@ -50,6 +52,7 @@ struct StartCommand: ParsableCommand {
         args.overwrite = overwrite
         args.pauseOnBackground = pauseOnBackground
         args.rtmp = rtmp
+        args.encoding = try encoding.effective().choices  // the service checks them against the container
         // Checked here too, so a mistake is reported before the service is even asked.
         args.extensions = try extensionOptions.checkedRequests()
         args.extensionsDirs = extensionOptions.absoluteExtensionsDirs

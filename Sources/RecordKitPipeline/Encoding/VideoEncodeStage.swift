@@ -4,11 +4,12 @@ import RecordKitCapture
 import RecordKitMedia
 import Synchronization
 
-/// One shared H.264 encoder for one distinct ``VideoEncoderSettings``, on a serial queue of its
+/// One shared video encoder for one distinct ``VideoEncoderSettings``, on a serial queue of its
 /// own (off the cooperative pool). Every handler that asked for these settings gets its packets.
 ///
-/// Frames wait at most ``maxPending`` deep; a frame that finds the encoder further behind is
-/// dropped and counted, so capture never waits for encoding.
+/// Capture never waits for encoding. When the encoder falls behind, frames are dropped evenly
+/// (``EvenFrameDropper``: every other frame beyond 3 waiting, all beyond ``maxPending``), counted,
+/// and reported once through `onOverload` with how far behind the encoder is.
 final class VideoEncodeStage: @unchecked Sendable {
     let route: SampleRoute
     private let encoder: VideoEncoder
@@ -23,21 +24,32 @@ final class VideoEncodeStage: @unchecked Sendable {
     private var failed = false          // on `queue` only
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
+    // Overload handling (issue 12): even drops, one report.
+    private let dropper: EvenFrameDropper
+    private let encodingSlotNs = Atomic<Int64>(0)  // broadcast time of the frame being encoded
+    private let onOverload: @Sendable (String) -> Void
+    private let describeEncoder: String
 
     init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String,
-         onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void) throws(MediaError) {
+         onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void,
+         onOverload: @escaping @Sendable (String) -> Void = { _ in }) throws(MediaError) {
         self.route = .video(.encoded(settings))
         self.encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id)
         self.frameRate = frameRate
         self.queue = DispatchQueue(label: "recordkit.encode.\(id)", qos: .userInteractive)
         self.onPacket = onPacket
         self.onError = onError
+        self.onOverload = onOverload
+        self.dropper = EvenFrameDropper(softLimit: 3, hardLimit: maxPending)
+        self.describeEncoder = "\(id) (\(settings.resolvedEncoderName), \(width)x\(height) at \(frameRate) fps, preset \(settings.preset))"
     }
 
     /// Queues a frame whose tick was due at broadcast time `slotNs` (its scheduled time).
     func submit(_ frame: CapturedFrame, slotNs broadcastNs: Int64) {
-        if pending.load(ordering: .relaxed) >= maxPending {
+        let waiting = pending.load(ordering: .relaxed)
+        if !dropper.admit(pending: waiting) {
             droppedFrames.add(1, ordering: .relaxed)
+            reportOverload(slotNs: broadcastNs)
             return
         }
         pending.add(1, ordering: .relaxed)
@@ -56,9 +68,18 @@ final class VideoEncodeStage: @unchecked Sendable {
         }
     }
 
+    /// Tells the user once that the encoder cannot keep up, and by how much.
+    private func reportOverload(slotNs: Int64) {
+        guard dropper.shouldReport() else { return }
+        let behindMs = max(0, (slotNs - encodingSlotNs.load(ordering: .relaxed)) / 1_000_000)
+        onOverload("video encoder \(describeEncoder) is behind by \(behindMs) ms: the machine cannot encode every frame, "
+            + "so every other frame is dropped until it catches up (a faster --preset, a lower --fps or a smaller --region helps)")
+    }
+
     /// Encodes on `queue`.
     private func encode(_ frame: CapturedFrame, pts: Int64) {
         guard let base = frame.pixels.bytes.baseAddress else { return }
+        encodingSlotNs.store(pts * 1_000_000_000 / Int64(frameRate), ordering: .relaxed)
         lastPts = pts
         lastFrame = frame
         do throws(MediaError) {
@@ -91,4 +112,6 @@ final class VideoEncodeStage: @unchecked Sendable {
     var dropped: Int64 { droppedFrames.load(ordering: .relaxed) }
     /// Frames encoded.
     var encoded: Int64 { encodedFrames.load(ordering: .relaxed) }
+    /// The longest run of consecutive frames dropped because the encoder was behind.
+    var longestDropRun: Int { dropper.longestDropRun }
 }

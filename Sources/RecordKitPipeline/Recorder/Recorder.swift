@@ -180,10 +180,11 @@ public final class Recorder: @unchecked Sendable {
                     let stage = try VideoEncodeStage(
                         settings: settings, width: capture.width, height: capture.height, frameRate: fps, id: "h264-\(encoderIndex)",
                         onPacket: { dispatcher.push($0, on: route) },
-                        onError: { [weak self] e in self?.routeFailed(route, e.message) })
+                        onError: { [weak self] e in self?.routeFailed(route, e.message) },
+                        onOverload: { [weak self] message in self?.warn(message) })
                     videoStages.append(stage)
                     videoSinks.append { frame, _, slot in stage.submit(frame, slotNs: slot) }
-                } catch { throw RecorderError(.failed, "cannot open the H.264 encoder: \(error.message)") }
+                } catch { throw RecorderError(.failed, "cannot open the \(settings.codec.rawValue) video encoder: \(error.message)") }
             case .video(.raw):
                 let format = FormatDescription.video(VideoFormat(width: capture.width, height: capture.height, pixelFormat: .bgr0))
                 let frameDuration = MediaTime(value: 1, timescale: Int32(fps))
