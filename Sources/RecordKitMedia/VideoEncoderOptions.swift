@@ -33,7 +33,7 @@ public struct VideoEncoderOptions: Sendable {
         switch encoderName {
         case "libx264", "libx265":
             guard Self.x264Presets.contains(settings.preset) else {
-                throw MediaError("video encoder \(id): unknown preset '\(settings.preset)' for \(encoderName); use one of \(Self.x264Presets.joined(separator: ", "))")
+                throw MediaError("video encoder \(id): preset \(settings.preset) is not a \(encoderName) preset; use one of \(Self.x264Presets.joined(separator: ", "))")
             }
             options["preset"] = settings.preset
             if let tune = settings.tune { options["tune"] = tune }
@@ -42,7 +42,7 @@ public struct VideoEncoderOptions: Sendable {
         case "libsvtav1":
             setenv("SVT_LOG", "1", 0)  // errors only: SVT-AV1 prints its whole configuration otherwise
             guard let preset = Self.svtPreset(settings.preset) else {
-                throw MediaError("video encoder \(id): unknown preset '\(settings.preset)' for libsvtav1; use 0...13 or one of \(Self.x264Presets.joined(separator: ", "))")
+                throw MediaError("video encoder \(id): preset \(settings.preset) is not a libsvtav1 preset; use 0...13 or one of \(Self.x264Presets.joined(separator: ", "))")
             }
             options["preset"] = String(preset)
             parts.append("preset \(preset)")
