@@ -31,7 +31,8 @@ struct ForegroundSession {
             Console.error(error.message)
             return ExitCodes.code(for: error)
         }
-        for warning in recorder.status.warnings { Console.error(warning) }
+        let startWarnings = recorder.status.warnings
+        for warning in startWarnings { Console.error(warning) }
 
         let live = Console.stderrIsTerminal ? LiveStatusLine(recorder: recorder) : nil
         live?.start()
@@ -53,6 +54,7 @@ struct ForegroundSession {
         Console.error(String(format: "recorded %.2f s: %lld frames captured, %lld dropped, %lld late ticks",
                              summary.recordedSeconds, summary.capture.framesCaptured, summary.capture.framesDropped,
                              summary.capture.lateTicks))
+        for warning in summary.warnings.dropFirst(startWarnings.count) { Console.error(warning) }  // e.g. an encoder overload, told once
 
         var failed = recorder.state == .failed
         for snapshot in snapshots {
