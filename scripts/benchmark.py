@@ -435,7 +435,7 @@ def main():
     summary = {}
     for name in recorders:
         rs = [r for r in results if r["recorder"] == name]
-        summary[name] = {k: mean([r[k] for r in rs]) for k in
+        summary[name] = {k: mean([r.get(k) for r in rs]) for k in
                          ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "frames", "dropped",
                           "distinct_frames", "cpu_s", "wall_s", "file_mb", "video_mbps", "server_frames")}
         summary[name]["worst_dropped"] = max((r["dropped"] for r in rs), default=None)

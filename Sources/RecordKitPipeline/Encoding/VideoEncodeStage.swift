@@ -8,7 +8,7 @@ import Synchronization
 /// own (off the cooperative pool). Every handler that asked for these settings gets its packets.
 ///
 /// Capture never waits for encoding. When the encoder falls behind, frames are dropped evenly
-/// (``EvenFrameDropper``: every other frame beyond 3 waiting, all beyond ``maxPending``), counted,
+/// (``EvenFrameDropper``: every other frame beyond 5 waiting, all at ``maxPending``), counted,
 /// and reported once through `onOverload` with how far behind the encoder is.
 final class VideoEncodeStage: @unchecked Sendable {
     let route: SampleRoute
@@ -18,7 +18,8 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let pending = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int64>(0)
     private let encodedFrames = Atomic<Int64>(0)
-    private let maxPending = 6  // of the capture pool's 8 buffers: one is being grabbed, one kept for the final slot
+    // Of the capture pool's 12 buffers: one is being grabbed, one kept for the final slot, three for raw handlers.
+    private let maxPending = 7
     private var lastPts: Int64 = .min  // on `queue` only
     private var lastFrame: CapturedFrame?  // on `queue` only: repeated into the final slot at stop
     private var failed = false          // on `queue` only
@@ -40,7 +41,7 @@ final class VideoEncodeStage: @unchecked Sendable {
         self.onPacket = onPacket
         self.onError = onError
         self.onOverload = onOverload
-        self.dropper = EvenFrameDropper(softLimit: 3, hardLimit: maxPending)
+        self.dropper = EvenFrameDropper(softLimit: 5, hardLimit: maxPending)
         self.describeEncoder = "\(id) (\(settings.resolvedEncoderName), \(width)x\(height) at \(frameRate) fps, preset \(settings.preset))"
     }
 
