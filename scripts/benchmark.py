@@ -318,6 +318,39 @@ def server_probe(env, key):
     return {"server_frames": total}
 
 
+def side_by_side(args, env, out_dir):
+    """Ours and FFmpeg recording the same region at the same time (so the same content), the same
+    encoder settings; twice, swapping which starts first. Returns bitrates and ratios."""
+    region, size = "960x540+0+0", "960x540"
+    runs = []
+    for first in ("ours", "ffmpeg"):
+        a = os.path.join(out_dir, "side-ours.mp4")
+        b = os.path.join(out_dir, "side-ffmpeg.mp4")
+        ours = [args.recordctl, "record", "--duration", str(args.side_by_side), "--region", region, "--no-mic",
+                "--no-app-audio", "--crf", "23", "--preset", "veryfast", "--keyframe-interval", "2", "--output", a, "--overwrite"]
+        ff = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "x11grab", "-framerate", str(args.fps),
+              "-video_size", size, "-i", env["DISPLAY"] + "+0,0", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23",
+              "-g", str(2 * args.fps), "-pix_fmt", "yuv420p", "-t", str(args.side_by_side), b]
+        procs = []
+        for cmd in ([ours, ff] if first == "ours" else [ff, ours]):
+            procs.append(subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL, start_new_session=True))
+        for p in procs:
+            try:
+                p.wait(timeout=args.side_by_side + 60)
+            except subprocess.TimeoutExpired:
+                stop_process(p)
+        pa, pb = probe(a, env), probe(b, env)
+        ma, mb = pa.get("video_mbps"), pb.get("video_mbps")
+        if not ma or not mb or not pa["frames"] or not pb["frames"]:
+            log(f"side by side: no result ({pa}, {pb})")
+            continue
+        runs.append({"region": size, "seconds": args.side_by_side, "first": first, "ours_mbps": ma, "ffmpeg_mbps": mb,
+                     "ours_frames": pa["frames"], "ffmpeg_frames": pb["frames"], "ratio": ma / mb,
+                     "per_frame_ratio": (ma / pa["frames"]) / (mb / pb["frames"])})
+    return {"runs": runs}
+
+
 def start_latency(args, env, out_dir):
     """Times `recordctl start` (to its return) N times with recordd running, discarding each
     recording; and once with no service (recordctl starts it)."""
@@ -366,6 +399,9 @@ def main():
     ap.add_argument("--out-dir", default=None, help="where recordings go (default $RK_RIG_DIR/bench)")
     ap.add_argument("--keep", action="store_true", help="keep the recordings")
     ap.add_argument("--json", action="store_true", help="print results as JSON on stdout")
+    ap.add_argument("--side-by-side", type=int, default=0, metavar="SECONDS",
+                    help="also record the same 960x540 region with ours and FFmpeg at the same time (identical "
+                         "content, CRF 23 veryfast GOP 60) and compare the video bitrates (issue 12)")
     ap.add_argument("--start-latency", type=int, default=0, metavar="N",
                     help="also time N `recordctl start` calls with the service running (issue 12)")
     args = ap.parse_args()
@@ -447,12 +483,13 @@ def main():
                 a, b = summary[a_name][k], summary[b_name][k]
                 ratios[f"{a_name}/{b_name} {k}"] = a / b if a is not None and b else None
     latency = start_latency(args, env, out_dir) if args.start_latency > 0 else None
+    side = side_by_side(args, env, out_dir) if args.side_by_side > 0 else None
 
     report = {
         "config": {"rounds": args.rounds, "duration_s": args.duration, "fps": args.fps, "size": args.size,
                    "display": env.get("DISPLAY"), "recorders": recorders, "cpus": os.cpu_count(),
                    "recordctl": args.recordctl if "ours" in recorders else None},
-        "runs": results, "summary": summary, "ratios": ratios, "start_latency": latency,
+        "runs": results, "summary": summary, "ratios": ratios, "start_latency": latency, "side_by_side": side,
     }
     if args.json:
         json.dump(report, sys.stdout, indent=2)
@@ -480,6 +517,11 @@ def main():
               f"distinct frames {fmt(s['distinct_frames'], '.1f')}, failed runs {s['failed_runs']}")
     if ratios:
         print("\nratios: " + ", ".join(f"{k} {fmt(v, '.2f')}" for k, v in ratios.items()))
+    if side:
+        for r in side["runs"]:
+            print(f"\nside by side, {r['seconds']} s of {r['region']}: ours {r['ours_mbps']:.3f} Mbit/s "
+                  f"({r['ours_frames']} frames), FFmpeg {r['ffmpeg_mbps']:.3f} Mbit/s ({r['ffmpeg_frames']} frames), "
+                  f"ratio {r['ratio']:.3f}, per frame {r['per_frame_ratio']:.3f}")
     if latency:
         print(f"\nrecordctl start with the service running, {latency['n']} starts (ms): "
               f"min {latency['min']:.0f}, median {latency['median']:.0f}, p90 {latency['p90']:.0f}, max {latency['max']:.0f}; "
