@@ -22,6 +22,7 @@ public final class VideoEncoder: @unchecked Sendable {
     private let codec: CodecContext
     private let frame: UnsafeMutablePointer<AVFrame>
     private var scaler: FrameScaler?
+    private var converter: FrameScaler?  // used by convert(...) only, which may run beside encode
     private let frameRate: Int
     private let outputWidth: Int
     private let outputHeight: Int
@@ -151,6 +152,43 @@ public final class VideoEncoder: @unchecked Sendable {
         try scaler.scale(pixels, bytesPerRow: bytesPerRow, into: frame)
         frame.pointee.pts = pts
         try codec.encode(frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
+            emit(sample(from: packet))
+        }
+    }
+
+    /// Converts one BGR0 frame (any size: scaled to the output size) to the encoder's format,
+    /// without encoding it. Thread: one caller at a time, but may run concurrently with
+    /// ``encode(_:pts:emit:)`` (the converter and the codec are separate). `pixels` is only read
+    /// during the call.
+    public func convert(bgr0 pixels: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int) throws(MediaError) -> ConvertedPicture {
+        guard width >= 2, height >= 2, bytesPerRow >= width * 4 else {
+            throw MediaError("video encoder \(id): frame \(width)x\(height) with \(bytesPerRow) bytes per row is not valid BGR0")
+        }
+        if converter?.inputWidth != width || converter?.inputHeight != height {
+            converter = nil
+            converter = try FrameScaler(inputWidth: width, inputHeight: height, outputWidth: outputWidth, outputHeight: outputHeight)
+        }
+        guard let converter, let target = av_frame_alloc() else {
+            throw MediaError("video encoder \(id): allocating a picture", code: shim_averror(ENOMEM))
+        }
+        let picture = ConvertedPicture(frame: target)
+        let copied = av_frame_copy_props(target, frame)  // colour description, aspect ratio
+        if copied < 0 { throw MediaError("video encoder \(id): describing a picture", code: copied) }
+        target.pointee.format = frame.pointee.format
+        target.pointee.width = frame.pointee.width
+        target.pointee.height = frame.pointee.height
+        let allocated = av_frame_get_buffer(target, 0)
+        if allocated < 0 { throw MediaError("video encoder \(id): allocating a \(outputWidth)x\(outputHeight) picture", code: allocated) }
+        try converter.scale(pixels, bytesPerRow: bytesPerRow, into: target)
+        return picture
+    }
+
+    /// Encodes a converted picture shown at `pts` (in `1 / frameRate` seconds) and emits every
+    /// packet that became ready, as ``encode(bgr0:bytesPerRow:width:height:pts:emit:)`` does. The
+    /// same picture may be encoded again later at a later `pts` (libx264 copies its input).
+    public func encode(_ picture: ConvertedPicture, pts: Int64, emit: (SampleBuffer) -> Void) throws(MediaError) {
+        picture.frame.pointee.pts = pts
+        try codec.encode(picture.frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
         }
     }
