@@ -321,7 +321,8 @@ def server_probe(env, key):
 def side_by_side(args, env, out_dir):
     """Ours and FFmpeg recording the same region at the same time (so the same content), the same
     encoder settings; twice, swapping which starts first. Returns bitrates and ratios."""
-    region, size = "960x540+0+0", "960x540"
+    # The middle of the screen: testsrc2's moving parts (its top-left corner is static).
+    region, size, offset = "960x540+480+270", "960x540", "+480,270"
     runs = []
     for first in ("ours", "ffmpeg"):
         a = os.path.join(out_dir, "side-ours.mp4")
@@ -329,7 +330,7 @@ def side_by_side(args, env, out_dir):
         ours = [args.recordctl, "record", "--duration", str(args.side_by_side), "--region", region, "--no-mic",
                 "--no-app-audio", "--crf", "23", "--preset", "veryfast", "--keyframe-interval", "2", "--output", a, "--overwrite"]
         ff = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "x11grab", "-framerate", str(args.fps),
-              "-video_size", size, "-i", env["DISPLAY"] + "+0,0", "-c:v", "libx264", "-preset", "veryfast", "-crf", "23",
+              "-video_size", size, "-i", env["DISPLAY"] + offset, "-c:v", "libx264", "-preset", "veryfast", "-crf", "23",
               "-g", str(2 * args.fps), "-pix_fmt", "yuv420p", "-t", str(args.side_by_side), b]
         procs = []
         for cmd in ([ours, ff] if first == "ours" else [ff, ours]):
@@ -400,7 +401,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the recordings")
     ap.add_argument("--json", action="store_true", help="print results as JSON on stdout")
     ap.add_argument("--side-by-side", type=int, default=0, metavar="SECONDS",
-                    help="also record the same 960x540 region with ours and FFmpeg at the same time (identical "
+                    help="also record the same 960x540 region (the screen's middle) with ours and FFmpeg at the same time (identical "
                          "content, CRF 23 veryfast GOP 60) and compare the video bitrates (issue 12)")
     ap.add_argument("--start-latency", type=int, default=0, metavar="N",
                     help="also time N `recordctl start` calls with the service running (issue 12)")
