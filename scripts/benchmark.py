@@ -426,6 +426,7 @@ def main():
         log(f"warning: 1-minute load is {load:.2f} before starting: other work on this machine skews the numbers")
     content = None
     results = []
+    side = None
     try:
         content = start_content(env, args, logdir)
         time.sleep(2)  # let it settle
@@ -462,6 +463,8 @@ def main():
                 if not args.keep and os.path.exists(out):
                     os.unlink(out)
                 results.append(m)
+        if args.side_by_side > 0:
+            side = side_by_side(args, env, out_dir)  # needs the moving content
     finally:
         if content is not None:
             stop_process(content, sig=signal.SIGTERM, grace=5)
@@ -484,7 +487,6 @@ def main():
                 a, b = summary[a_name][k], summary[b_name][k]
                 ratios[f"{a_name}/{b_name} {k}"] = a / b if a is not None and b else None
     latency = start_latency(args, env, out_dir) if args.start_latency > 0 else None
-    side = side_by_side(args, env, out_dir) if args.side_by_side > 0 else None
 
     report = {
         "config": {"rounds": args.rounds, "duration_s": args.duration, "fps": args.fps, "size": args.size,
