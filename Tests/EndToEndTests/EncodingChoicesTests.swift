@@ -173,6 +173,27 @@ final class EncodingChoicesTests: EndToEndTestCase {
         XCTAssertLessThanOrEqual(Double(bytes.count * 8) / 10, 6_000_000 * 1.05, "the file is within the stream's bitrate")
     }
 
+    // MARK: Through the service
+
+    func testStartTakesTheSameChoicesAndRefusesABadOneWithExit64() throws {
+        let service = try ServiceHarness(rig: rig, workDir: workDir)
+        defer { service.shutdown() }
+        let w = try window(size: (320, 240), position: (100, 100), color: colour)
+        let bad = try service.ctl(["start", "--window", w.id, "--output", path("never.mkv"), "--encoder", "h264_vaapi"])
+        XCTAssertEqual(bad.exitCode, Recordctl.Exit.usage, "\(bad)")
+        XCTAssertTrue(bad.stderr.contains("hardware encoder"), "\(bad.stderr)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("never.mkv")))
+
+        let out = path("service.mkv")
+        try service.ok(["start", "--window", w.id, "--output", out, "--video-codec", "hevc", "--preset", "ultrafast",
+                        "--audio-codec", "opus"])
+        usleep(2_000_000)
+        try service.ok(["stop"])
+        let probe = try FFprobe.probe(out)
+        XCTAssertEqual(probe.video.map(\.codecName), ["hevc"], "\(probe)")
+        XCTAssertEqual(Set(probe.audio.map(\.codecName)), ["opus"], "\(probe)")
+    }
+
     // MARK: - Helpers
 
     /// An `XDG_CONFIG_HOME` holding `recordkit/config.toml` with `text`; returns the environment.
