@@ -19,6 +19,8 @@ let package = Package(
         // The SDK reference (`swift package generate-documentation --target RecordKit`, scripts/docs.sh):
         // Apple's own DocC plugin; nothing links against it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // The config file ($XDG_CONFIG_HOME/recordkit/config.toml): TOML with line numbers in errors.
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -68,11 +70,16 @@ let package = Package(
         .target(name: "RecordKitBuiltins", dependencies: ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension"],
                 path: "Extensions/Builtins"),
 
+        // MARK: The config file and profiles (kept out of recordctl, which stays a thin command line).
+        .target(name: "RecordKitConfig",
+                dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
+                path: "Sources/RecordKitConfig"),
+
         // MARK: Command line.
         .executableTarget(
             name: "recordctl",
             dependencies: [
-                "RecordKit", "RecordKitService",
+                "RecordKit", "RecordKitService", "RecordKitConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/recordctl"),

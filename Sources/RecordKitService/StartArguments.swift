@@ -41,6 +41,10 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var extensions: [ExtensionRequest] = []
     /// Directories to look for extensions in besides the user's (`--extensions-dir`), absolute.
     public var extensionsDirs: [String] = []
+    /// Codec and quality choices (`--video-codec`, `--crf`, …, after profiles and the config
+    /// file), as setup values of the `file` and `rtmp` extensions (`videoCodec`, `crf`,
+    /// `bitrate` in bit/s, …), which resolve and check them.
+    public var encoding: [String: String] = [:]
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -68,5 +72,6 @@ public struct StartArguments: Codable, Sendable, Equatable {
         rtmp = try c.decodeIfPresent([String].self, forKey: .rtmp) ?? d.rtmp
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
+        encoding = try c.decodeIfPresent([String: String].self, forKey: .encoding) ?? d.encoding
     }
 }

@@ -57,6 +57,8 @@ struct RecordingOptions: ParsableArguments {
 
     @OptionGroup var rtmpKey: RTMPKeyOptions
 
+    @OptionGroup(title: "Encoding") var encoding: EncodingOptions
+
     @Option(name: .customLong("extension"),
             help: ArgumentHelp("Also feed the recording to this extension (repeatable; `recordctl extensions` lists them).", valueName: "NAME"))
     var extensions: [String] = []
@@ -80,7 +82,8 @@ struct RecordingOptions: ParsableArguments {
 
     /// These options as start arguments, with this process's display and audio server, paths
     /// made absolute (the service runs elsewhere), and every value checked as the recording
-    /// will check it (a malformed region, an unknown extension, a bad setup value) so a mistake
+    /// will check it (a malformed region, an unknown extension, a bad setup value, an encoder
+    /// that cannot open, Opus in MP4) so a mistake
     /// is reported before anything starts. Throws the usage exit code after printing why.
     func startArguments() throws -> StartArguments {
         var a = StartArguments()
@@ -103,6 +106,7 @@ struct RecordingOptions: ParsableArguments {
         a.noFile = noFile
         a.rtmp = try rtmpKey.resolve(rtmp)
         a.extensionsDirs = extensionsDirs.map(absolutePath)
+        a.encoding = try encoding.effective().setupValues
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
             try a.check()
