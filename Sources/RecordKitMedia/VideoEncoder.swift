@@ -19,6 +19,13 @@ public final class VideoEncoder: @unchecked Sendable {
     private let codec: CodecContext
     private let frame: UnsafeMutablePointer<AVFrame>
     private var scaler: FrameScaler?
+    /// Damage-driven conversion (issue 11): band scaler, and whether `frame` holds the last picture.
+    private var bands: BandScaler?
+    private var pictureValid = false
+    /// Picture rows converted from BGR0 so far (a full frame counts its height); with ``PictureChange`` a still picture adds none.
+    public private(set) var convertedRows: Int64 = 0
+    /// Frames whose conversion converted at least one row.
+    public private(set) var conversions: Int64 = 0
     private let frameRate: Int
     private let outputWidth: Int
     private let outputHeight: Int
@@ -134,22 +141,49 @@ public final class VideoEncoder: @unchecked Sendable {
     /// The size may change between calls (a resized window); the picture is then scaled to the
     /// output size. `pts` must increase strictly from call to call. Each emitted sample is a
     /// `.video` ``SampleBuffer`` whose payload shares the encoder's packet memory (no copy).
+    ///
+    /// `change` tells how this frame differs from the previous one: only those rows are converted
+    /// into the kept picture (nothing for ``PictureChange/none``); everything when the size
+    /// changed, the picture is scaled, or no picture was converted yet.
     public func encode(bgr0 pixels: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int, pts: Int64,
-                       emit: (SampleBuffer) -> Void) throws(MediaError) {
+                       change: PictureChange = .all, emit: (SampleBuffer) -> Void) throws(MediaError) {
         guard width >= 2, height >= 2, bytesPerRow >= width * 4 else {
             throw MediaError("video encoder \(id): frame \(width)x\(height) with \(bytesPerRow) bytes per row is not valid BGR0")
         }
         if scaler?.inputWidth != width || scaler?.inputHeight != height {
             scaler = nil
             scaler = try FrameScaler(inputWidth: width, inputHeight: height, outputWidth: outputWidth, outputHeight: outputHeight)
+            pictureValid = false
         }
         guard let scaler else { return }
         let writable = av_frame_make_writable(frame)
         if writable < 0 { throw MediaError("video encoder \(id): making the frame writable at pts \(pts)", code: writable) }
-        try scaler.scale(pixels, bytesPerRow: bytesPerRow, into: frame)
+        try convert(pixels, bytesPerRow: bytesPerRow, width: width, height: height, change: change, scaler: scaler)
         frame.pointee.pts = pts
         try codec.encode(frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
+        }
+    }
+
+    /// Brings the kept picture up to date with `pixels` (see `change` in ``encode(bgr0:bytesPerRow:width:height:pts:change:emit:)``).
+    private func convert(_ pixels: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int,
+                         change: PictureChange, scaler: FrameScaler) throws(MediaError) {
+        let sameSize = width == outputWidth && height == outputHeight
+        switch change {
+        case .none where pictureValid && sameSize:
+            return
+        case .rows(let rows) where pictureValid && sameSize:
+            if bands == nil { bands = try BandScaler(width: width, height: height) }
+            if let bands {
+                let rowCount = try bands.convert(pixels, bytesPerRow: bytesPerRow, rows: rows, into: frame)
+                convertedRows += Int64(rowCount)
+                if rowCount > 0 { conversions += 1 }
+            }
+        default:
+            try scaler.scale(pixels, bytesPerRow: bytesPerRow, into: frame)
+            convertedRows += Int64(height)
+            conversions += 1
+            pictureValid = true
         }
     }
 

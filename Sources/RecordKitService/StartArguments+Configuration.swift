@@ -13,11 +13,13 @@ extension StartArguments {
             }
         }
         if let window { target = .window(WindowSelector.parse(window)) }
-        return RecordingConfiguration(
+        var configuration = RecordingConfiguration(
             screen: ScreenCaptureConfiguration(display: display, target: target, framesPerSecond: fps, showsCursor: !noCursor),
             appAudio: noAppAudio ? nil : (appSink.map { .sinkMonitor($0) } ?? .defaultSinkMonitor),
             micAudio: noMic ? nil : (micSource.map { .source($0) } ?? .defaultSource),
             audioServer: audioServer, requireAudio: requireAudio)
+        try applySources(to: &configuration)
+        return configuration
     }
 
     /// The pause-on-background policy; an unknown name is `bad_argument`.

@@ -39,6 +39,12 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var extensions: [ExtensionRequest] = []
     /// Directories to look for extensions in besides the user's (`--extensions-dir`), absolute.
     public var extensionsDirs: [String] = []
+    /// "constant" or "variable" (`--frame-rate-mode`).
+    public var frameRateMode: String = "constant"
+    /// RandR monitor name or index (`--monitor`), or nil.
+    public var monitor: String?
+    /// Application name or pid whose sound is the app audio (`--app-audio-from`), or nil.
+    public var appAudioFrom: String?
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -65,5 +71,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
         rtmp = try c.decodeIfPresent([String].self, forKey: .rtmp) ?? d.rtmp
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
+        frameRateMode = try c.decodeIfPresent(String.self, forKey: .frameRateMode) ?? d.frameRateMode
+        monitor = try c.decodeIfPresent(String.self, forKey: .monitor)
+        appAudioFrom = try c.decodeIfPresent(String.self, forKey: .appAudioFrom)
     }
 }

@@ -33,9 +33,13 @@ struct CaptureOptions: ParsableArguments {
     @Flag(help: "Fail when no PulseAudio server or source is available instead of recording video only.")
     var requireAudio = false
 
+    @OptionGroup var sources: CaptureSourceOptions
+
     func validate() throws {
         guard (1...120).contains(fps) else { throw ValidationError("--fps must be between 1 and 120, got \(fps)") }
         if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
+        if sources.monitor != nil && (region != nil || window != nil) { throw ValidationError("--monitor cannot be combined with --region or --window") }
+        if sources.appAudioFrom != nil && (noAppAudio || appSink != nil) { throw ValidationError("--app-audio-from cannot be combined with --no-app-audio or --app-sink") }
         if let region {
             do { _ = try CaptureRect.parse(region) } catch { throw ValidationError(error.message) }
         }
@@ -57,6 +61,7 @@ struct CaptureOptions: ParsableArguments {
         a.appSink = appSink
         a.micSource = micSource
         a.requireAudio = requireAudio
+        sources.apply(to: &a)
         return a
     }
 }

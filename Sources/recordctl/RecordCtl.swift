@@ -8,5 +8,6 @@ struct RecordCtl: ParsableCommand {
         abstract: "Record the screen and audio to files and broadcast endpoints.",
         discussion: "Exit codes: 0 success, 64 bad arguments, 69 display/audio server/window unavailable, 70 recording failed, 73 output cannot be created, 75 wrong state (nothing recording, already recording), 77 permission denied. See docs/recordctl.md.",
         subcommands: [RecordCommand.self, StartCommand.self, StopCommand.self, DiscardCommand.self, PauseCommand.self,
-                      ResumeCommand.self, StatusCommand.self, EventsCommand.self, ServiceCommand.self, ExtensionsCommand.self])
+                      ResumeCommand.self, StatusCommand.self, EventsCommand.self, ServiceCommand.self, ExtensionsCommand.self,
+                      MonitorsCommand.self, AudioSourcesCommand.self])
 }

@@ -17,9 +17,12 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let pending = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int64>(0)
     private let encodedFrames = Atomic<Int64>(0)
+    private let convertedRowCount = Atomic<Int64>(0)
+    private let conversionCount = Atomic<Int64>(0)
     private let maxPending = 6  // of the capture pool's 8 buffers: one is being grabbed, one kept for the final slot
     private var lastPts: Int64 = .min  // on `queue` only
     private var lastFrame: CapturedFrame?  // on `queue` only: repeated into the final slot at stop
+    private var lastSequence: Int64?        // on `queue` only: the frame the kept picture shows (damage-driven conversion)
     private var failed = false          // on `queue` only
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
@@ -61,9 +64,13 @@ final class VideoEncodeStage: @unchecked Sendable {
         guard let base = frame.pixels.bytes.baseAddress else { return }
         lastPts = pts
         lastFrame = frame
+        let change = frame.pictureChange(after: lastSequence)
+        lastSequence = frame.sequence
         do throws(MediaError) {
             try encoder.encode(bgr0: base, bytesPerRow: frame.bytesPerRow, width: frame.width, height: frame.height,
-                               pts: pts, emit: onPacket)
+                               pts: pts, change: change, emit: onPacket)
+            convertedRowCount.store(encoder.convertedRows, ordering: .relaxed)
+            conversionCount.store(encoder.conversions, ordering: .relaxed)
             encodedFrames.add(1, ordering: .relaxed)
         } catch {
             failed = true
@@ -91,4 +98,8 @@ final class VideoEncodeStage: @unchecked Sendable {
     var dropped: Int64 { droppedFrames.load(ordering: .relaxed) }
     /// Frames encoded.
     var encoded: Int64 { encodedFrames.load(ordering: .relaxed) }
+    /// Picture rows converted to yuv420p so far.
+    var convertedRows: Int64 { convertedRowCount.load(ordering: .relaxed) }
+    /// Frames whose conversion converted at least one row.
+    var conversions: Int64 { conversionCount.load(ordering: .relaxed) }
 }

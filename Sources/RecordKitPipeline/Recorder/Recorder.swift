@@ -190,7 +190,8 @@ public final class Recorder: @unchecked Sendable {
                 videoSinks.append { frame, b, _ in
                     let sample = SampleBuffer(type: .video, presentationTime: .nanoseconds(b), duration: frameDuration,
                                               formatDescription: format,
-                                              payload: .pixels(PixelData(buffer: frame.pixels, planeOffsets: [0], bytesPerRow: [frame.bytesPerRow])))
+                                              payload: .pixels(PixelData(buffer: frame.pixels, planeOffsets: [0], bytesPerRow: [frame.bytesPerRow])),
+                                              frameInfo: frame.frameInfo)
                     dispatcher.push(sample, on: route)
                 }
             case .audio(let type, .encoded(let settings)):
@@ -369,6 +370,9 @@ public final class Recorder: @unchecked Sendable {
             // rate is over wall time.
             let wall = Double(now - min(now, shared.startNs)) / 1e9
             cap.fps = wall > 0 && shared.startNs > 0 ? Double(stats.captured) / max(wall, 0.001) : 0
+            cap.damage = DamageStatus(statistics: stats, mode: configuration.screen.frameRateMode,
+                                      conversions: videoStages.reduce(0) { $0 + $1.conversions },
+                                      convertedRows: videoStages.reduce(0) { $0 + $1.convertedRows })
         }
         cap.audioTracks = audioTracks.map(\.rawValue)
         cap.audioOffsetMs = audioGraph?.offsetsMs ?? [:]
