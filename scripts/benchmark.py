@@ -1,8 +1,16 @@
 #!/usr/bin/env python3
 """RecordKit benchmark: recordctl against FFmpeg's own command line, on the same display.
 
-With the test rig (scripts/rig.sh) running, it puts moving content full screen (ffplay of a
-1920x1080 testsrc2 pattern), then alternates, for --rounds rounds of --duration seconds each:
+With the test rig (scripts/rig.sh) running, it puts content on the screen for each case of
+--cases (default: still, mostly-still, moving):
+
+  moving        ffplay of a 1920x1080 testsrc2 pattern, full screen, moving
+  still         the same pattern frozen (ffplay stopped with SIGSTOP): nothing on screen changes
+  mostly-still  the frozen pattern plus two rk-testwindow windows that change a 32x32 square:
+                one every second (a clock, a blinking widget) and one five times a second
+                (a typing terminal's cursor cell)
+
+then, per case, alternates for --rounds rounds of --duration seconds each:
 
   A  ours    .build/release/recordctl record --duration D --output A.mp4
   B  ffmpeg  ffmpeg -f x11grab -framerate 30 -video_size 1920x1080 -i $DISPLAY
@@ -10,18 +18,21 @@ With the test rig (scripts/rig.sh) running, it puts moving content full screen (
                -c:v libx264 -preset veryfast -crf 23 -g 60 -pix_fmt yuv420p
                -c:a aac -b:a 160k -t D B.mp4
 
-(the same encoder settings as recordctl's defaults: two separate AAC tracks). For each run it
+(the same encoder settings as recordctl's defaults: two separate AAC tracks). Recorders
+"ours-constant" and "ours-variable" run recordctl with --frame-rate-mode constant / variable
+("ours" uses recordctl's default). For each run it
 measures the recorder's CPU seconds (user+sys from wait4's rusage: the process and the children
 it reaped) per recorded second, its peak RSS, the X server's CPU over the run (from
 /proc/<Xvfb>/stat; an MIT-SHM grab costs the X server CPU, not the recorder), and the frames in
 the file against fps x duration (dropped = expected - got). It prints a table and the ratios
-ours/ffmpeg; --json prints the same as JSON.
+ours/ffmpeg per case (one run, side by side); --json prints the same as JSON.
 
 Every subprocess is bounded. A recorder that overruns gets SIGINT (to the process only, like
 `timeout --foreground -s INT`: a process-group SIGINT makes ffmpeg see two and abort without
 writing `moov`), then SIGKILL.
 
-  scripts/benchmark.py                      # 2 rounds x 30 s, both recorders
+  scripts/benchmark.py                      # 2 rounds x 30 s, both recorders, every case
+  scripts/benchmark.py --cases still,mostly-still --recorders ours,ours-constant,ffmpeg
   scripts/benchmark.py --recorders ffmpeg   # only the FFmpeg reference
   scripts/benchmark.py --rounds 3 --json > bench.json
 
@@ -141,6 +152,52 @@ def start_content(env, args, logdir):
             return p
     stop_process(p, sig=signal.SIGTERM)
     die("ffplay did not cover the screen with moving content within 20 s")
+
+
+def start_square_window(env, args, logdir, name, size, position, every):
+    """An rk-testwindow whose 32x32 square changes every `every` seconds (a mostly still screen)."""
+    cmd = [args.testwindow, "--size", size, "--position", position, "--color", "3366CC",
+           "--flash-color", "FFFFFF", "--name", name, "--square-every", str(every)]
+    logf = open(os.path.join(logdir, f"{name}.log"), "wb")
+    p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=logf,
+                         start_new_session=True)
+    line = p.stdout.readline().decode(errors="replace").strip()  # the window id once it is painted
+    if not line.startswith("0x"):
+        stop_process(p, sig=signal.SIGTERM, grace=5)
+        die(f"{args.testwindow} did not start: {line!r}; see {logf.name}")
+    # Keep draining its "square N T" lines so it never blocks on a full pipe.
+    import threading
+    threading.Thread(target=lambda: [None for _ in p.stdout], daemon=True).start()
+    return p
+
+
+class Content:
+    """The screen content of one benchmark case; `pids` are measured like the X server's."""
+
+    def __init__(self, case, env, args, logdir):
+        self.case, self.procs = case, []
+        self.player = start_content(env, args, logdir)
+        time.sleep(2)  # let it settle
+        if case in ("still", "mostly-still"):
+            os.kill(self.player.pid, signal.SIGSTOP)  # the pattern freezes: nothing repaints it
+            time.sleep(0.5)
+        if case == "mostly-still":
+            self.procs.append(start_square_window(env, args, logdir, "rk-bench-clock", "400x300", "200,200", 1))
+            self.procs.append(start_square_window(env, args, logdir, "rk-bench-typing", "800x60", "200,600", 0.2))
+            time.sleep(1)
+
+    @property
+    def pid(self):
+        return self.player.pid
+
+    def stop(self):
+        for p in self.procs:
+            stop_process(p, sig=signal.SIGTERM, grace=5)
+        try:
+            os.kill(self.player.pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+        stop_process(self.player, sig=signal.SIGTERM, grace=5)
 
 
 def stop_process(p, sig=signal.SIGINT, grace=15):
@@ -280,7 +337,12 @@ def main():
     ap.add_argument("--duration", type=int, default=30, help="seconds per recording (default 30)")
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--size", default="1920x1080", help="screen size of the rig (default 1920x1080)")
-    ap.add_argument("--recorders", default="ours,ffmpeg", help="comma list: ours, ffmpeg (default both)")
+    ap.add_argument("--recorders", default="ours,ffmpeg",
+                    help="comma list: ours, ours-constant, ours-variable, ffmpeg (default ours,ffmpeg)")
+    ap.add_argument("--cases", default="still,mostly-still,moving",
+                    help="comma list of screen contents: still, mostly-still, moving (default all three)")
+    ap.add_argument("--testwindow", default=os.path.join(ROOT, ".build/release/rk-testwindow"),
+                    help="rk-testwindow binary for mostly-still (default .build/release/rk-testwindow)")
     ap.add_argument("--recordctl", default=os.path.join(ROOT, ".build/release/recordctl"),
                     help="recordctl binary (default .build/release/recordctl)")
     ap.add_argument("--out-dir", default=None, help="where recordings go (default $RK_RIG_DIR/bench)")
@@ -290,9 +352,15 @@ def main():
 
     recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]
     for r in recorders:
-        if r not in ("ours", "ffmpeg"):
+        if r not in ("ours", "ours-constant", "ours-variable", "ffmpeg"):
             die(f"unknown recorder {r!r}")
-    if "ours" in recorders and not os.access(args.recordctl, os.X_OK):
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    for c in cases:
+        if c not in ("still", "mostly-still", "moving"):
+            die(f"unknown case {c!r}")
+    if "mostly-still" in cases and not os.access(args.testwindow, os.X_OK):
+        die(f"{args.testwindow} not found: swift build -c release --product rk-testwindow")
+    if any(r.startswith("ours") for r in recorders) and not os.access(args.recordctl, os.X_OK):
         die(f"{args.recordctl} not found: swift build -c release --product recordctl "
             f"(or --recorders ffmpeg)")
 
@@ -308,17 +376,19 @@ def main():
     content = None
     results = []
     try:
-        content = start_content(env, args, logdir)
-        time.sleep(2)  # let it settle
+      for case in cases:
+        content = Content(case, env, args, logdir)
         for rnd in range(1, args.rounds + 1):
             for name in recorders:
-                out = os.path.join(out_dir, f"{name}-r{rnd}.mp4")
+                out = os.path.join(out_dir, f"{case}-{name}-r{rnd}.mp4")
                 if os.path.exists(out):
                     os.unlink(out)
-                progress = os.path.join(logdir, f"{name}-r{rnd}.progress")
-                if name == "ours":
+                progress = os.path.join(logdir, f"{case}-{name}-r{rnd}.progress")
+                if name.startswith("ours"):
                     cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
                            "--output", out]
+                    if name != "ours":
+                        cmd += ["--frame-rate-mode", name.split("-", 1)[1]]
                 else:
                     cmd = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
                            "-progress", progress,
@@ -328,8 +398,8 @@ def main():
                            "-map", "0", "-map", "1", "-map", "2",
                            "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
                            "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
-                log(f"round {rnd}/{args.rounds}: {name}: {shlex.join(cmd)}")
-                m = run_recorder(f"{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
+                log(f"{case}, round {rnd}/{args.rounds}: {name}: {shlex.join(cmd)}")
+                m = run_recorder(f"{case}-{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
                 m.update(probe(out, env))
                 m["distinct_frames"] = distinct_frames(out, env)
                 if name == "ffmpeg":
@@ -337,7 +407,7 @@ def main():
                 expected = args.fps * args.duration
                 secs = m["video_s"] or None
                 m.update({
-                    "recorder": name, "round": rnd, "expected_frames": expected,
+                    "case": case, "recorder": name, "round": rnd, "expected_frames": expected,
                     "dropped": expected - m["frames"],
                     "cpu_per_s": m["cpu_s"] / secs if secs else None,
                     "x_cpu_per_s": m["x_cpu_s"] / secs if secs and m["x_cpu_s"] is not None else None,
@@ -350,31 +420,39 @@ def main():
                 if not args.keep and os.path.exists(out):
                     os.unlink(out)
                 results.append(m)
+        content.stop()
+        content = None
     finally:
         if content is not None:
-            stop_process(content, sig=signal.SIGTERM, grace=5)
+            content.stop()
         if started_rig:
             run(["bash", os.path.join(ROOT, "scripts/rig.sh"), "stop"], timeout=60, env=env, check=False,
                 capture=False)
 
-    summary = {}
-    for name in recorders:
-        rs = [r for r in results if r["recorder"] == name]
-        summary[name] = {k: mean([r[k] for r in rs]) for k in
-                         ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "frames", "dropped",
-                          "distinct_frames", "cpu_s", "wall_s", "file_mb")}
-        summary[name]["worst_dropped"] = max((r["dropped"] for r in rs), default=None)
-        summary[name]["failed_runs"] = sum(1 for r in rs if r["exit"] != 0 or r.get("error"))
-    ratios = {}
-    if "ours" in summary and "ffmpeg" in summary:
-        for k in ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb"):
-            a, b = summary["ours"][k], summary["ffmpeg"][k]
-            ratios[k] = a / b if a is not None and b else None
+    summary, ratios = {}, {}
+    for case in cases:
+        summary[case], ratios[case] = {}, {}
+        for name in recorders:
+            rs = [r for r in results if r["recorder"] == name and r["case"] == case]
+            s = {k: mean([r[k] for r in rs]) for k in
+                 ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "frames", "dropped",
+                  "distinct_frames", "cpu_s", "wall_s", "file_mb")}
+            s["worst_dropped"] = max((r["dropped"] for r in rs), default=None)
+            s["failed_runs"] = sum(1 for r in rs if r["exit"] != 0 or r.get("error"))
+            summary[case][name] = s
+        if "ffmpeg" in summary[case]:
+            for name in recorders:
+                if name == "ffmpeg":
+                    continue
+                ratios[case][name] = {}
+                for k in ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb"):
+                    a, b = summary[case][name][k], summary[case]["ffmpeg"][k]
+                    ratios[case][name][k] = a / b if a is not None and b else None
 
     report = {
         "config": {"rounds": args.rounds, "duration_s": args.duration, "fps": args.fps, "size": args.size,
-                   "display": env.get("DISPLAY"), "recorders": recorders, "cpus": os.cpu_count(),
-                   "recordctl": args.recordctl if "ours" in recorders else None},
+                   "display": env.get("DISPLAY"), "recorders": recorders, "cases": cases, "cpus": os.cpu_count(),
+                   "recordctl": args.recordctl if any(r.startswith("ours") for r in recorders) else None},
         "runs": results, "summary": summary, "ratios_ours_over_ffmpeg": ratios,
     }
     if args.json:
@@ -382,29 +460,29 @@ def main():
         print()
         return 0
 
-    print(f"\n{args.size} at {args.fps} fps, moving content (ffplay testsrc2), {args.duration} s per run, "
+    print(f"\n{args.size} at {args.fps} fps, cases {', '.join(cases)}, {args.duration} s per run, "
           f"{args.rounds} round(s), {os.cpu_count()} CPUs\n")
-    hdr = (f"{'run':<10} {'exit':>4} {'frames':>11} {'drop':>5} {'distinct':>8} {'CPU-s':>7} {'CPU-s/s':>8} "
+    hdr = (f"{'case':<13} {'run':<17} {'exit':>4} {'frames':>11} {'distinct':>8} {'CPU-s':>7} {'CPU-s/s':>8} "
            f"{'peak MB':>8} {'X CPU-s/s':>9} {'sum/s':>6} {'load':>5}")
     print(hdr)
     print("-" * len(hdr))
     for r in results:
-        print(f"{r['recorder'] + '-r' + str(r['round']):<10} {r['exit']:>4} "
-              f"{str(r['frames']) + '/' + str(r['expected_frames']):>11} {r['dropped']:>5} "
+        print(f"{r['case']:<13} {r['recorder'] + '-r' + str(r['round']):<17} {r['exit']:>4} "
+              f"{str(r['frames']) + '/' + str(r['expected_frames']):>11} "
               f"{fmt(r['distinct_frames'], 'd'):>8} {r['cpu_s']:>7.2f} "
               f"{fmt(r['cpu_per_s'], '.3f'):>8} {r['peak_rss_mb']:>8.0f} {fmt(r['x_cpu_per_s'], '.3f'):>9} "
               f"{fmt(r['total_cpu_per_s'], '.3f'):>6} {r['load_1m_before']:>5.2f}"
               + (f"   ERROR: {r['error']}" if r.get("error") else ""))
     print()
-    for name, s in summary.items():
-        print(f"{name:<7} mean: {fmt(s['cpu_per_s'], '.3f')} CPU-s/s, peak {fmt(s['peak_rss_mb'], '.0f')} MB, "
-              f"X server {fmt(s['x_cpu_per_s'], '.3f')} CPU-s/s, recorder+X {fmt(s['total_cpu_per_s'], '.3f')} CPU-s/s, "
-              f"dropped {fmt(s['dropped'], '.1f')} (worst {s['worst_dropped']}), "
-              f"distinct frames {fmt(s['distinct_frames'], '.1f')}, failed runs {s['failed_runs']}")
-    if ratios:
-        print("\nratio ours/ffmpeg: " + ", ".join(
-            f"{k} {fmt(v, '.2f')}" for k, v in ratios.items()))
-    return 0 if all(s["failed_runs"] == 0 for s in summary.values()) else 1
+    for case in cases:
+        for name, s in summary[case].items():
+            print(f"{case:<13} {name:<14} mean: {fmt(s['cpu_per_s'], '.3f')} CPU-s/s, peak {fmt(s['peak_rss_mb'], '.0f')} MB, "
+                  f"X server {fmt(s['x_cpu_per_s'], '.3f')} CPU-s/s, recorder+X {fmt(s['total_cpu_per_s'], '.3f')} CPU-s/s, "
+                  f"frames {fmt(s['frames'], '.1f')}, distinct {fmt(s['distinct_frames'], '.1f')}, failed runs {s['failed_runs']}")
+    for case in cases:
+        for name, rs in ratios[case].items():
+            print(f"ratio {name}/ffmpeg, {case}: " + ", ".join(f"{k} {fmt(v, '.2f')}" for k, v in rs.items()))
+    return 0 if all(s["failed_runs"] == 0 for c in summary.values() for s in c.values()) else 1
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ public final class VideoEncoder: @unchecked Sendable {
     /// Damage-driven conversion (issue 11): band scaler, and whether `frame` holds the last picture.
     private var bands: BandScaler?
     private var pictureValid = false
+    private var lastKeyPts = Int64.min / 2
     /// Picture rows converted from BGR0 so far (a full frame counts its height); with ``PictureChange`` a still picture adds none.
     public private(set) var convertedRows: Int64 = 0
     /// Frames whose conversion converted at least one row.
@@ -37,7 +38,12 @@ public final class VideoEncoder: @unchecked Sendable {
     /// CRF maps to x264's `crf`; CBR sets bitrate = maxrate = `bitsPerSecond` with a one-second
     /// VBV buffer and x264's `nal-hrd=cbr`. Throws when the settings are invalid (an unknown
     /// preset or tune, a zero size or rate) or libx264 is missing.
-    public init(settings: VideoEncoderSettings, inputWidth: Int, inputHeight: Int, frameRate: Int, id: String) throws(MediaError) {
+    ///
+    /// `lowDelay` (variable frame rate, issue 11): x264 holds no frame back (no B-frames, no
+    /// look-ahead, sliced instead of frame threads), because at one frame a second on a still
+    /// screen a look-ahead of 15 frames would hold a picture back for 15 seconds.
+    public init(settings: VideoEncoderSettings, inputWidth: Int, inputHeight: Int, frameRate: Int, id: String,
+                lowDelay: Bool = false) throws(MediaError) {
         guard inputWidth >= 2, inputHeight >= 2 else {
             throw MediaError("video encoder \(id): input size \(inputWidth)x\(inputHeight) is too small")
         }
@@ -78,6 +84,7 @@ public final class VideoEncoder: @unchecked Sendable {
         // annexb=0: x264 writes 4-byte NAL lengths instead of start codes, so packets are AVCC
         // as they come (no copy, no rewrite) and the extradata is SPS and PPS with lengths.
         var x264Params = ["annexb=0"]
+        if lowDelay { x264Params += ["bframes=0", "rc-lookahead=0", "sync-lookahead=0", "sliced-threads=1", "mbtree=0"] }
         var options = ["preset": settings.preset]
         if let tune = settings.tune { options["tune"] = tune }
         var bitRate = 0
@@ -160,6 +167,10 @@ public final class VideoEncoder: @unchecked Sendable {
         if writable < 0 { throw MediaError("video encoder \(id): making the frame writable at pts \(pts)", code: writable) }
         try convert(pixels, bytesPerRow: bytesPerRow, width: width, height: height, change: change, scaler: scaler)
         frame.pointee.pts = pts
+        // Key frames by time, not by frame count: with variable frame rate (issue 11) a still
+        // screen sends one frame a second, and a GOP of N frames would then last N seconds.
+        frame.pointee.pict_type = pts - lastKeyPts >= Int64(codec.pointer.pointee.gop_size) ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        if frame.pointee.pict_type == AV_PICTURE_TYPE_I { lastKeyPts = pts }
         try codec.encode(frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
         }
@@ -172,7 +183,7 @@ public final class VideoEncoder: @unchecked Sendable {
         switch change {
         case .none where pictureValid && sameSize:
             return
-        case .rows(let rows) where pictureValid && sameSize:
+        case .rows(let rows) where pictureValid && sameSize && rows.reduce(0, { $0 + $1.count }) * 2 < height:
             if bands == nil { bands = try BandScaler(width: width, height: height) }
             if let bands {
                 let rowCount = try bands.convert(pixels, bytesPerRow: bytesPerRow, rows: rows, into: frame)

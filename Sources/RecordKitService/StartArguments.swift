@@ -40,7 +40,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
     /// Directories to look for extensions in besides the user's (`--extensions-dir`), absolute.
     public var extensionsDirs: [String] = []
     /// "constant" or "variable" (`--frame-rate-mode`).
-    public var frameRateMode: String = "constant"
+    public var frameRateMode: String = "variable"
     /// RandR monitor name or index (`--monitor`), or nil.
     public var monitor: String?
     /// Application name or pid whose sound is the app audio (`--app-audio-from`), or nil.

@@ -23,7 +23,7 @@ final class RTMPTests: EndToEndTestCase {
         let rc = try Recordctl(rig)
         let w = try window(size: (640, 480), position: (100, 100), color: windowColour)
         let out = path("broadcast.mp4")
-        let r = try rc.record(["--window", w.id, "--duration", "10", "--output", out, "--rtmp", "\(url)/\(key)"], timeout: 90)
+        let r = try rc.record(["--frame-rate-mode", "constant", "--window", w.id, "--duration", "10", "--output", out, "--rtmp", "\(url)/\(key)"], timeout: 90)
         XCTAssertEqual(r.exitCode, Recordctl.Exit.ok, "\(r)")
         XCTAssertEqual(r.lastStdoutLine, out, "the file is printed last: \(r)")
         assertNoKey(key, in: r.stdout + r.stderr)
@@ -157,7 +157,7 @@ final class RTMPTests: EndToEndTestCase {
         let rc = try Recordctl(rig)
         let w = try window(size: (320, 240), position: (100, 100), color: windowColour)
         let out = path("file.mp4")
-        let r = try rc.record(["--window", w.id, "--duration", "3", "--output", out, "--rtmp", url], timeout: 60)
+        let r = try rc.record(["--frame-rate-mode", "constant", "--window", w.id, "--duration", "3", "--output", out, "--rtmp", url], timeout: 60)
         XCTAssertEqual(r.exitCode, Recordctl.Exit.software, "a failed handler is a failed recording (70): \(r)", file: fileName, line: line)
         XCTAssertEqual(r.lastStdoutLine, out, "the file is still printed: \(r)", file: fileName, line: line)
         for phrase in says + [masked, "rtmp-1"] {

@@ -32,6 +32,9 @@ extension CaptureSession {
             counters.update { $0.unchangedTicks += 1 }
             return .unchanged
         }
+        // Most of the frame changed (a video, scrolling): one direct full grab is cheaper than
+        // rectangles through the scratch buffer.
+        if dirty.area * 2 > width * height { return nil }
         guard let slot = grabber.pool.acquire() else {
             state.carried = dirty
             return .poolExhausted

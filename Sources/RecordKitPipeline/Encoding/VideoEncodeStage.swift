@@ -27,10 +27,11 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
 
-    init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String,
+    init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String, lowDelay: Bool = false,
          onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void) throws(MediaError) {
         self.route = .video(.encoded(settings))
-        self.encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id)
+        self.encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id,
+                                        lowDelay: lowDelay)
         self.frameRate = frameRate
         self.queue = DispatchQueue(label: "recordkit.encode.\(id)", qos: .userInteractive)
         self.onPacket = onPacket

@@ -179,6 +179,7 @@ public final class Recorder: @unchecked Sendable {
                 do {
                     let stage = try VideoEncodeStage(
                         settings: settings, width: capture.width, height: capture.height, frameRate: fps, id: "h264-\(encoderIndex)",
+                        lowDelay: configuration.screen.frameRateMode == .variable,
                         onPacket: { dispatcher.push($0, on: route) },
                         onError: { [weak self] e in self?.routeFailed(route, e.message) })
                     videoStages.append(stage)

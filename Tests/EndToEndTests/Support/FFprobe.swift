@@ -149,3 +149,13 @@ enum FFprobe {
         return h * 3600 + m * 60 + sec
     }
 }
+
+extension FFprobe {
+    /// Presentation times (seconds) of every packet of stream `index`, in file order.
+    static func packetTimes(_ path: String, streamIndex index: Int, timeout: TimeInterval = 120) throws -> [Double] {
+        let data = try ProcessRunner.output("ffprobe", [
+            "-v", "error", "-select_streams", "\(index)", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path,
+        ], timeout: timeout)
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Double($0) }
+    }
+}
