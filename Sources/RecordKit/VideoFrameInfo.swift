@@ -12,7 +12,7 @@ public struct VideoFrameInfo: Sendable, Equatable {
     /// capture), or nil for the first frame.
     public let previousFrameIndex: Int64?
     /// Whether any pixel differs from that previous frame. False: the very same pixels
-    /// (repeated so a constant-frame-rate stream has every frame, or once a second in
+    /// (repeated so a constant-frame-rate stream has every frame, or every half second in
     /// variable-frame-rate mode).
     public let isChanged: Bool
     /// The rectangles outside which the frame equals the previous one, in pixels of this frame

@@ -40,7 +40,7 @@ public final class VideoEncoder: @unchecked Sendable {
     /// preset or tune, a zero size or rate) or libx264 is missing.
     ///
     /// `lowDelay` (variable frame rate, issue 11): x264 holds no frame back (no B-frames, no
-    /// look-ahead, sliced instead of frame threads), because at one frame a second on a still
+    /// look-ahead, sliced instead of frame threads), because at two frames a second on a still
     /// screen a look-ahead of 15 frames would hold a picture back for 15 seconds.
     public init(settings: VideoEncoderSettings, inputWidth: Int, inputHeight: Int, frameRate: Int, id: String,
                 lowDelay: Bool = false) throws(MediaError) {
@@ -168,7 +168,7 @@ public final class VideoEncoder: @unchecked Sendable {
         try convert(pixels, bytesPerRow: bytesPerRow, width: width, height: height, change: change, scaler: scaler)
         frame.pointee.pts = pts
         // Key frames by time, not by frame count: with variable frame rate (issue 11) a still
-        // screen sends one frame a second, and a GOP of N frames would then last N seconds.
+        // screen sends two frames a second, and a GOP of N frames would then last N seconds.
         frame.pointee.pict_type = pts - lastKeyPts >= Int64(codec.pointer.pointee.gop_size) ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if frame.pointee.pict_type == AV_PICTURE_TYPE_I { lastKeyPts = pts }
         try codec.encode(frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in

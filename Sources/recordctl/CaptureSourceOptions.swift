@@ -6,7 +6,7 @@ import RecordKitService
 /// part of ``CaptureOptions``, so `record` and `start` share them.
 struct CaptureSourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("What an unchanged tick records: constant (repeat the picture: every frame slot filled) "
-        + "or variable (no frame while nothing changes, at least one a second).", valueName: "MODE"))
+        + "or variable (no frame while nothing changes but one every half second).", valueName: "MODE"))
     var frameRateMode: FrameRateModeArgument = .variable
 
     @Option(help: ArgumentHelp("Record one RandR monitor, by name or by index (`recordctl monitors` lists them).", valueName: "NAME|INDEX"))

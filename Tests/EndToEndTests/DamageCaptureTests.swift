@@ -58,7 +58,7 @@ final class DamageCaptureTests: EndToEndTestCase {
         try assertScreenPixels(out, window: w, at: 9)
     }
 
-    func testStillScreenInVariableModeRecordsAboutOneFrameASecond() throws {
+    func testStillScreenInVariableModeRecordsAFrameEveryHalfSecond() throws {
         let w = try window(size: (400, 300), position: (200, 200), color: 0xCC9933)
         let out = path("still-variable.mp4")
         let damage = try record(out, seconds: 10, ["--frame-rate-mode", "variable"])
@@ -70,13 +70,19 @@ final class DamageCaptureTests: EndToEndTestCase {
         let duration = try XCTUnwrap(v.duration, "\(probe)")
         XCTAssertGreaterThanOrEqual(duration, 10, "the file still plays for the whole recording: \(probe)")
         let frames = Double(v.frameCount ?? 0)
-        XCTAssertGreaterThanOrEqual(frames, duration.rounded(.down), "at least one frame a second: \(probe)")
-        XCTAssertLessThanOrEqual(frames, duration + 6, "no frames while nothing changes: \(probe)")
-        // No second without a frame: seeking anywhere finds a picture at most 1 s old.
+        XCTAssertGreaterThanOrEqual(frames, 2 * duration.rounded(.down), "a frame every half second: \(probe)")
+        XCTAssertLessThanOrEqual(frames, 2 * duration + 6, "no other frames while nothing changes: \(probe)")
+        // No half second without a frame: seeking anywhere finds a picture at most 0.5 s old.
         let span = try FFprobe.packetTimes(out, streamIndex: v.index).sorted()
         for (a, b) in zip(span, span.dropFirst()) {
-            XCTAssertLessThanOrEqual(b - a, 1.0 + 1 / fps + 0.001, "gap between frames at \(a) s: \(span)")
+            XCTAssertLessThanOrEqual(b - a, 0.5 + 1 / fps + 0.001, "gap between frames at \(a) s: \(span)")
         }
+        // Key frames by time, not by frame count: one at least every 2 s (GOP) + a frame.
+        let keys = try FFprobe.keyFrameTimes(out, streamIndex: v.index)
+        for (a, b) in zip(keys, keys.dropFirst()) {
+            XCTAssertLessThanOrEqual(b - a, 2.0 + 0.5 + 0.001, "key frames at \(keys)")
+        }
+        XCTAssertGreaterThanOrEqual(keys.count, 4, "key frames at \(keys)")
         try assertScreenPixels(out, window: w, at: 0.5)
         try assertScreenPixels(out, window: w, at: 9.5)
     }

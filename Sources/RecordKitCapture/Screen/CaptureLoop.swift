@@ -38,8 +38,9 @@ struct CaptureLoop: Sendable {
                 lastDelivered = tick
                 deliver(frame)
             case .unchanged:
-                // Constant: repeat every tick. Variable: repeat once a second (seeking, late joiners).
-                if frameRateMode == .constant || tick - lastDelivered >= Int64(framesPerSecond),
+                // Constant: repeat every tick. Variable: repeat every half second (seeking, late
+                // joiners, and handlers that merge video with audio wait for video no longer).
+                if frameRateMode == .constant || tick - lastDelivered >= Int64(max(framesPerSecond / 2, 1)),
                    let frame = session.repeatFrame(sequence: tick, scheduledTime: clock.deadline(of: tick)) {
                     counters.update { $0.captured += 1; $0.repeatedFrames += 1 }
                     lastDelivered = tick

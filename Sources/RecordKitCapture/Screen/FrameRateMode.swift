@@ -4,7 +4,8 @@ public enum FrameRateMode: String, Sendable, Equatable, CaseIterable {
     /// ``CapturedFrame/isChanged`` false, nothing grabbed), so the file has every frame slot, as
     /// editors expect.
     case constant
-    /// An unchanged tick delivers nothing, except that a frame (a repeat) goes out at least once
-    /// a second, so seeking and late joiners of a live stream still find recent pictures.
+    /// An unchanged tick delivers nothing, except that a frame (a repeat) goes out every half
+    /// second, so seeking and late joiners of a live stream find recent pictures, and consumers
+    /// that interleave video with audio (files, streams) never wait long for the next frame.
     case variable
 }
