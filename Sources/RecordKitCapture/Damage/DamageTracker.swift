@@ -4,11 +4,12 @@ import CX11
 /// extension, so that a tick with nothing new grabs nothing.
 ///
 /// One `Damage` object on the root window (it reports drawing into every window on the
-/// screen) at level `NonEmpty`: the server sends one `DamageNotify` when damage appears, and
-/// nothing more until ``collect()`` subtracts it. So a still screen costs no traffic at all:
-/// ``collect()`` only talks to the server (one round trip: subtract into a region, fetch its
-/// rectangles) after such an event arrived. Events are read by the capture session's event
-/// loop, which passes them to ``noteEvent(_:)``.
+/// screen) at level `NonEmpty`. ``collect()`` asks the server every tick (one small round trip:
+/// subtract the damage into a region, fetch its rectangles) rather than waiting for the
+/// `DamageNotify` event: the reply is ordered after everything the server drew before it, while
+/// an event can still be on its way when the tick reads its queue, which would make a change
+/// land one frame late. The events are swallowed by ``noteEvent(_:)`` from the capture
+/// session's event loop.
 ///
 /// Confined to the thread that owns the connection.
 final class DamageTracker {
@@ -16,7 +17,6 @@ final class DamageTracker {
     private let damage: Damage
     private let region: XserverRegion
     private let eventType: Int32
-    private var pending = true  // collect once at start: whatever happened before is unknown
 
     /// A tracker of the root window, or nil when the server lacks DAMAGE or XFixes regions.
     init?(connection: XDisplayConnection) {
@@ -33,18 +33,14 @@ final class DamageTracker {
         self.region = XFixesCreateRegion(display, nil, 0)
     }
 
-    /// Takes note of `event` if it is a damage notification; returns whether it was one.
+    /// Whether `event` is a damage notification (to be dropped: ``collect()`` asks every tick).
     func noteEvent(_ event: inout XEvent) -> Bool {
-        guard event.type == eventType else { return false }
-        pending = true
-        return true
+        event.type == eventType
     }
 
     /// The rectangles (root coordinates) damaged since the last call, and clears them on the
-    /// server. Empty, without any request, when no damage was announced since.
+    /// server (one round trip).
     func collect() -> [CaptureRect] {
-        guard pending else { return [] }
-        pending = false
         let display = connection.display
         XDamageSubtract(display, damage, 0, region)
         var count: Int32 = 0

@@ -22,7 +22,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let maxPending = 6  // of the capture pool's 8 buffers: one is being grabbed, one kept for the final slot
     private var lastPts: Int64 = .min  // on `queue` only
     private var lastFrame: CapturedFrame?  // on `queue` only: repeated into the final slot at stop
-    private var lastSequence: Int64?        // on `queue` only: the frame the kept picture shows (damage-driven conversion)
+    private let changes = PictureChangeTracker()  // issue 11: what the kept picture lacks (damage-driven conversion)
     private var failed = false          // on `queue` only
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
@@ -42,6 +42,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     func submit(_ frame: CapturedFrame, slotNs broadcastNs: Int64) {
         if pending.load(ordering: .relaxed) >= maxPending {
             droppedFrames.add(1, ordering: .relaxed)
+            changes.dropped(frame)
             return
         }
         pending.add(1, ordering: .relaxed)
@@ -54,6 +55,7 @@ final class VideoEncodeStage: @unchecked Sendable {
             let pts = (broadcastNs * Int64(frameRate) + 500_000_000) / 1_000_000_000
             guard pts > lastPts else {
                 droppedFrames.add(1, ordering: .relaxed)
+                changes.dropped(frame)
                 return
             }
             encode(frame, pts: pts)
@@ -65,8 +67,7 @@ final class VideoEncodeStage: @unchecked Sendable {
         guard let base = frame.pixels.bytes.baseAddress else { return }
         lastPts = pts
         lastFrame = frame
-        let change = frame.pictureChange(after: lastSequence)
-        lastSequence = frame.sequence
+        let change = changes.change(for: frame)
         do throws(MediaError) {
             try encoder.encode(bgr0: base, bytesPerRow: frame.bytesPerRow, width: frame.width, height: frame.height,
                                pts: pts, change: change, emit: onPacket)
