@@ -51,9 +51,9 @@ let package = Package(
                 path: "Sources/RecordKitPipeline"),
 
         // MARK: The service: control protocol, sessions, recovery (used by recordd and recordctl).
+        // It names no concrete handler: every handler comes from the catalog by name.
         .target(name: "RecordKitService",
-                dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RTMPUploadExtension", "CShims",
-                               "RecordKitExtensions"],
+                dependencies: ["RecordKit", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
                 path: "Sources/RecordKitService"),
 
         // MARK: Built-in upload extensions (public SDK + media for muxing).
@@ -61,12 +61,15 @@ let package = Package(
                 path: "Extensions/FileUpload", resources: [.embedInCode("manifest.json")]),
         .target(name: "RTMPUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
                 path: "Extensions/RTMPUpload", resources: [.embedInCode("manifest.json")]),
+        // The list of built-in extensions: the one place that names a concrete handler.
+        .target(name: "RecordKitBuiltins", dependencies: ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension"],
+                path: "Extensions/Builtins"),
 
         // MARK: Command line.
         .executableTarget(
             name: "recordctl",
             dependencies: [
-                "RecordKitPipeline", "RecordKitService", "FileUploadExtension", "RTMPUploadExtension", "RecordKitExtensions",
+                "RecordKit", "RecordKitService",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/recordctl"),
@@ -89,7 +92,7 @@ let package = Package(
         // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",
                     dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RTMPUploadExtension", "RecordKitService", "CShims",
-                                   "RecordKitExtensions", "RecordKitExtensionSDK"],
+                                   "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitBuiltins"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
     ]

@@ -4,7 +4,7 @@ import RecordKit
 /// What the file handler writes, and where.
 public struct FileOutputOptions: Sendable {
     /// The container format of the file.
-    public enum Container: String, Sendable {
+    public enum Container: String, Sendable, Codable {
         /// MPEG-4 (`.mp4`): written fragmented while recording (so a crash leaves a playable
         /// file), then rewritten as a plain MP4 with its index first.
         case mp4
@@ -31,12 +31,6 @@ public struct FileOutputOptions: Sendable {
     public var includeAppAudio: Bool
     /// Whether the file gets a microphone track.
     public var includeMicAudio: Bool
-    /// Where to write while recording, or nil to write at the destination itself. The service
-    /// writes into the recording's session directory and moves the result to ``path`` at stop,
-    /// so an interrupted recording can be found and recovered, and a discarded one never
-    /// touched the destination beyond its empty placeholder.
-    public var workingPath: String?
-
     /// Creates options; the defaults record an MP4 with H.264 and two AAC tracks into the videos directory.
     public init(path: String? = nil, container: Container = .mp4, overwrite: Bool = false,
                 video: VideoEncoderSettings = .fileDefault, audio: AudioEncoderSettings = .standard,

@@ -4,12 +4,10 @@ import RecordKitExtensionSDK
 /// Writes one JSON line per video frame: its time, mean colour, brightness, and the share of
 /// the picture that changed since the previous frame.
 ///
+/// Input (manifest.json): raw frames, 4 bytes per pixel: blue, green, red, unused.
 /// Setup keys (see manifest.json): `output`, the file to write, and `step`, the distance in
 /// pixels between the points it samples (8: one pixel in 64).
 final class FrameStatsHandler: BroadcastSampleHandler {
-    /// Raw frames, 4 bytes per pixel: blue, green, red, unused. Must match manifest.json.
-    let input = HandlerInput(video: .raw(.bgr0))
-
     private var output: FileHandle?
     private var step = 8
     private var previous: [UInt8] = []

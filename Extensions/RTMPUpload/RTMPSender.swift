@@ -12,7 +12,7 @@ import RecordKitMedia
 ///
 /// 1. connects at once (``start()``), without waiting for samples, so a wrong URL or key is
 ///    known within the first second: TCP, RTMP handshake, `connect`, `publish`;
-/// 2. once the stream formats are known (from the first packets) and a video key frame waits,
+/// 2. once a video key frame waits (the stream formats are known from the start),
 ///    writes the FLV header and sends packets as they come (`live`), without H.264 filler
 ///    (``H264FillerStripper``);
 /// 3. when a write fails or stalls: closes, waits (``RTMPReconnectPolicy``), reconnects, and
@@ -52,20 +52,17 @@ final class RTMPSender: @unchecked Sendable {
         case lost(RTMPFailure)
     }
 
-    /// How long a session waits for the first audio packet before going on without audio.
-    private static let audioPatienceNanoseconds: Int64 = 3_000_000_000
-
     private let endpoint: RTMPEndpoint
     private let options: RTMPOutputOptions
     private let context: any BroadcastContext
-    private let expectsAudio: Bool
+    /// The session's streams, video first, with their formats (known at start).
+    private let streams: [(type: SampleBufferType, format: EncodedFormat)]
     private let interrupt = IOInterrupt()
     private let exited = DispatchSemaphore(value: 0)
 
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var queue: PacketQueue
-    private var formats: [SampleBufferType: EncodedFormat] = [:]
     private var stopRequest = StopRequest.none
     private var accepting = true
     private var started = false
@@ -80,12 +77,13 @@ final class RTMPSender: @unchecked Sendable {
     private var bytesAtLastTick: Int64 = 0
     private var bitrateKbps = 0
 
-    /// A sender for `endpoint`; `expectsAudio` says whether the broadcast has a mixed audio track.
-    init(endpoint: RTMPEndpoint, options: RTMPOutputOptions, context: any BroadcastContext, expectsAudio: Bool) {
+    /// A sender for `endpoint` of `streams` (video first, then the mixed audio track if any).
+    init(endpoint: RTMPEndpoint, options: RTMPOutputOptions, context: any BroadcastContext,
+         streams: [(type: SampleBufferType, format: EncodedFormat)]) {
         self.endpoint = endpoint
         self.options = options
         self.context = context
-        self.expectsAudio = expectsAudio
+        self.streams = streams
         self.queue = PacketQueue(limitSeconds: options.bufferSeconds)
         for secret in endpoint.secrets { FFmpegLog.addSecret(secret) }
     }
@@ -107,9 +105,6 @@ final class RTMPSender: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard accepting else { return }
-        if formats[sample.type] == nil, case .encoded(let format) = sample.formatDescription {
-            formats[sample.type] = format
-        }
         queue.push(sample)
         condition.signal()
     }
@@ -277,10 +272,9 @@ final class RTMPSender: @unchecked Sendable {
         }
     }
 
-    /// Waits until this session can start: the video format is known, the audio format too
-    /// (or it did not come within 3 s of video), and a video key frame is first in the queue
-    /// (packets before it are dropped). Returns the session's streams, video first; nil when
-    /// asked to stop before that.
+    /// Waits until this session can start: a video key frame is first in the queue (packets
+    /// before it are dropped). Returns the session's streams, video first; nil when asked to
+    /// stop before that.
     private func waitForSession() -> [(type: SampleBufferType, format: EncodedFormat)]? {
         while true {
             condition.lock()
@@ -289,16 +283,11 @@ final class RTMPSender: @unchecked Sendable {
                 return nil
             }
             queue.startSession()
-            if !queue.isEmpty, let video = formats[.video] {
-                let audio = expectsAudio ? formats[.audioMixed] : nil
-                if audio != nil || !expectsAudio || queue.spanNanoseconds > Self.audioPatienceNanoseconds {
-                    condition.unlock()
-                    var streams: [(type: SampleBufferType, format: EncodedFormat)] = [(.video, video)]
-                    if let audio { streams.append((.audioMixed, audio)) }
-                    return streams
-                }
+            if !queue.isEmpty {
+                condition.unlock()
+                return streams
             }
-            if stopRequest == .drain, queue.isEmpty || formats[.video] == nil {
+            if stopRequest == .drain {
                 condition.unlock()
                 return nil
             }

@@ -67,13 +67,14 @@ public final class RTMPUploadHandler: BroadcastSampleHandler {
                 + "\(endpoint.scheme.rawValue):// URLs (no TLS support?); use rtmp:// or an FFmpeg built with TLS")
         }
         try options.validate()
-        guard context.streams.contains(.video) else {
+        guard let video = context.encodedFormat(of: .video) else {
             throw BroadcastError(.invalidSetup, "cannot broadcast to \(endpoint.masked): the recording has no video")
         }
+        var streams: [(type: SampleBufferType, format: EncodedFormat)] = [(.video, video)]
+        if let audio = context.encodedFormat(of: .audioMixed) { streams.append((.audioMixed, audio)) }
         FFmpegLog.install()
         self.context = context
-        let sender = RTMPSender(endpoint: endpoint, options: options, context: context,
-                                expectsAudio: context.streams.contains(.audioMixed))
+        let sender = RTMPSender(endpoint: endpoint, options: options, context: context, streams: streams)
         self.sender = sender
         sender.start()
     }

@@ -11,11 +11,9 @@ public enum RTMPUploadManifest {
     public static let target = "RTMPUploadExtension"
 
     /// A handler for setup values already checked against the manifest (`url`, required), with
-    /// the streaming defaults. Throws ``BroadcastError/Kind/invalidSetup`` for a malformed URL
-    /// (the message shows it with the key masked).
+    /// the streaming defaults. The URL itself is checked by the handler's `broadcastStarted`,
+    /// which refuses a malformed one (the message shows it with the key masked).
     public static func handler(setup: SetupInfo) throws(BroadcastError) -> RTMPUploadHandler {
-        let url = setup["url"] ?? ""
-        _ = try RTMPEndpoint(parsing: url)
-        return RTMPUploadHandler(options: RTMPOutputOptions(url: url))
+        RTMPUploadHandler(options: RTMPOutputOptions(url: setup["url"] ?? ""))
     }
 }

@@ -1,15 +1,21 @@
-/// What a handler may tell the pipeline, as `RPBroadcastSampleHandler`'s
-/// `finishBroadcastWithError(_:)` and the service info of ReplayKit's broadcast controller.
+/// What a handler may tell the pipeline, and what it learns about the broadcast, as the
+/// `RPBroadcastSampleHandler` methods `finishBroadcastWithError(_:)` and
+/// `updateServiceInfo(_:)` do on iOS.
 ///
-/// Safe to call from any thread, including from inside a handler call.
+/// Safe to call from any thread, including from inside a handler call. Everything a handler
+/// needs to set itself up (which streams come, in which format) is known when
+/// ``BroadcastSampleHandler/broadcastStarted(setupInfo:context:)`` is called: the pipeline
+/// opens its encoders first, so a handler never waits for a first sample to learn a format.
 public protocol BroadcastContext: Sendable {
     /// Ends this handler's broadcast with an error. The handler receives no further samples;
     /// ``BroadcastSampleHandler/broadcastFinished()`` is still called once, so it can clean up.
     /// Other handlers and the recording go on unless this was the only handler.
+    /// ReplayKit's spelling is ``finishBroadcastWithError(_:)``.
     func finishBroadcast(with error: BroadcastError)
 
     /// Publishes information about the broadcast (for example `"path"` of the file written, or
-    /// `"state"` of a network connection). Shown by `recordctl status`; never put secrets here.
+    /// `"state"` of a network connection), merged into what was published before. Shown by
+    /// `recordctl status`; never put secrets here. ReplayKit's spelling is ``updateServiceInfo(_:)``.
     func publish(serviceInfo: [String: String])
 
     /// The sample types this handler will receive in this broadcast: those its
@@ -17,9 +23,39 @@ public protocol BroadcastContext: Sendable {
     /// server means no audio types). Known from ``BroadcastSampleHandler/broadcastStarted(setupInfo:context:)`` on.
     var streams: Set<SampleBufferType> { get }
 
+    /// The format of every stream in ``streams``, known from
+    /// ``BroadcastSampleHandler/broadcastStarted(setupInfo:context:)`` on, before any sample:
+    /// ``FormatDescription/encoded(_:)`` (codec, global header, size or sample rate, time
+    /// base) for encoded streams, ``FormatDescription/video(_:)`` or ``FormatDescription/audio(_:)``
+    /// for raw ones. Every sample of a stream carries this same description.
+    var formats: [SampleBufferType: FormatDescription] { get }
+
+    /// A directory private to this handler in this recording, for work in progress that must
+    /// survive a crash of the recorder (a file being written), or nil when the recording has
+    /// none (a foreground `recordctl record`). After a crash the service hands it to the
+    /// extension's recovery hook (``RecoverableBroadcastHandler``). A handler empties it once
+    /// everything is delivered (or discarded); whatever it leaves there after
+    /// ``BroadcastSampleHandler/broadcastFinished()`` counts as undelivered, and the service
+    /// keeps it and says where.
+    var workingDirectory: String? { get }
+
     /// Whether the recording is being discarded: a handler then deletes what it wrote instead
     /// of finalizing it. Meaningful during ``BroadcastSampleHandler/broadcastFinished()``.
     var isDiscarding: Bool { get }
+}
+
+extension BroadcastContext {
+    /// ReplayKit's `finishBroadcastWithError(_:)`: the same as ``finishBroadcast(with:)``.
+    public func finishBroadcastWithError(_ error: BroadcastError) { finishBroadcast(with: error) }
+
+    /// ReplayKit's `updateServiceInfo(_:)`: the same as ``publish(serviceInfo:)``.
+    public func updateServiceInfo(_ serviceInfo: [String: String]) { publish(serviceInfo: serviceInfo) }
+
+    /// The encoded format of `type`'s stream, when this handler receives it encoded.
+    public func encodedFormat(of type: SampleBufferType) -> EncodedFormat? {
+        if case .encoded(let format)? = formats[type] { return format }
+        return nil
+    }
 }
 
 /// User-supplied setup values of a handler (`--setup key=value`, or built-in options).

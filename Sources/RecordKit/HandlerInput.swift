@@ -29,6 +29,12 @@ public struct HandlerInput: Sendable, Hashable {
     public var micAudio: AudioInput
     /// App and mic mixed into one track (``SampleBufferType/audioMixed``).
     public var mixedAudio: AudioInput
+    /// Whether this handler takes, instead of ``video``'s own settings, the encoded video
+    /// another handler of the same recording asks for (OBS's "same as stream"), so that a file
+    /// and a stream cost one encoder. Applies only when ``video`` is
+    /// ``VideoInput/encoded(_:)`` and another handler asks for encoded video without sharing;
+    /// the settings actually used are in ``BroadcastContext/formats``.
+    public var sharesVideoEncode: Bool = false
 
     /// Creates an input declaration.
     public init(video: VideoInput, appAudio: AudioInput = .none, micAudio: AudioInput = .none,

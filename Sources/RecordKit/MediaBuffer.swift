@@ -9,13 +9,17 @@ public final class MediaBuffer: @unchecked Sendable {
     /// The bytes. Valid while this object is alive; never write through it.
     public let bytes: UnsafeRawBufferPointer
     /// Where ``bytes`` lie in shared memory another process can map, if they do; nil for
-    /// ordinary memory.
-    public let sharedLocation: SharedMemoryLocation?
+    /// ordinary memory. The recorder's own business (lending frames to extensions).
+    package let sharedLocation: SharedMemoryLocation?
     private let release: (@Sendable () -> Void)?
 
-    /// Wraps memory owned elsewhere (in shared memory at `sharedLocation`, when given).
-    /// `release` runs once, when the last reference goes away.
-    public init(bytes: UnsafeRawBufferPointer, sharedLocation: SharedMemoryLocation? = nil, release: (@Sendable () -> Void)?) {
+    /// Wraps memory owned elsewhere. `release` runs once, when the last reference goes away.
+    public convenience init(bytes: UnsafeRawBufferPointer, release: (@Sendable () -> Void)?) {
+        self.init(bytes: bytes, sharedLocation: nil, release: release)
+    }
+
+    /// Wraps memory owned elsewhere that lies in shared memory at `sharedLocation`.
+    package init(bytes: UnsafeRawBufferPointer, sharedLocation: SharedMemoryLocation?, release: (@Sendable () -> Void)?) {
         self.bytes = bytes
         self.sharedLocation = sharedLocation
         self.release = release

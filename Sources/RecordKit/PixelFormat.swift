@@ -1,9 +1,12 @@
 /// Pixel layouts a handler can ask for when it wants raw frames.
+///
+/// Only the capture's own layout is offered: converting is the encoder's job, and a handler
+/// that wants YUV gets it cheaper from an encoded stream. (A shared converter stage, one per
+/// distinct layout, can add layouts here without changing a handler.)
 public enum PixelFormat: String, Sendable, Hashable, Codable {
-    /// 8-bit B, G, R, unused; one plane. What X11 delivers on a 24/32-bit visual.
+    /// 8-bit B, G, R, unused; one plane, rows of ``PixelData/bytesPerRow`` bytes. What X11
+    /// delivers on a 24/32-bit visual, passed on without a copy.
     case bgr0
-    /// 8-bit planar Y, U, V with 2x2 chroma subsampling; three planes.
-    case yuv420p
 }
 
 /// Colour range of YUV samples.

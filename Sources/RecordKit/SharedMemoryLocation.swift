@@ -1,16 +1,16 @@
 /// Where the bytes of a ``MediaBuffer`` lie when they are in memory another process can map: a
 /// System V shared-memory segment (the capture pool is one, shared with the X server through
 /// MIT-SHM). The recorder uses it to hand frames to out-of-process extensions without a copy.
-public struct SharedMemoryLocation: Sendable, Hashable {
+package struct SharedMemoryLocation: Sendable, Hashable {
     /// The segment's id (`shmget`); attachable by processes of the same user.
-    public var systemVSegment: Int32
+    package var systemVSegment: Int32
     /// Size of the whole segment in bytes.
-    public var segmentSize: Int
+    package var segmentSize: Int
     /// Offset of the buffer's first byte in the segment.
-    public var offset: Int
+    package var offset: Int
 
     /// Describes a buffer at `offset` in segment `systemVSegment` of `segmentSize` bytes.
-    public init(systemVSegment: Int32, segmentSize: Int, offset: Int) {
+    package init(systemVSegment: Int32, segmentSize: Int, offset: Int) {
         self.systemVSegment = systemVSegment
         self.segmentSize = segmentSize
         self.offset = offset

@@ -6,12 +6,16 @@ final class ExtensionContext: BroadcastContext {
     private let socket: PacketSocket
     private let ended = Atomic<Bool>(false)
     private let discarding = Atomic<Bool>(false)
-    let streams: Set<SampleBufferType>
+    let formats: [SampleBufferType: FormatDescription]
+    let workingDirectory: String?
 
-    init(socket: PacketSocket, streams: Set<SampleBufferType>) {
+    init(socket: PacketSocket, formats: [SampleBufferType: FormatDescription], workingDirectory: String?) {
         self.socket = socket
-        self.streams = streams
+        self.formats = formats
+        self.workingDirectory = workingDirectory
     }
+
+    var streams: Set<SampleBufferType> { Set(formats.keys) }
 
     func finishBroadcast(with error: BroadcastError) {
         guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }

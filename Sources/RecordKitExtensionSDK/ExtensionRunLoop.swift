@@ -52,8 +52,9 @@ final class ExtensionRunLoop {
             throw WireError.malformed("the host speaks protocol \(protocols), this SDK speaks \(ExtensionProtocol.version)")
         }
         let ours = features.filter { $0 == ExtensionProtocol.featureSysV }
+        let declared = handler.input
         try socket.send(ExtensionMessage.hello(protocolVersion: ExtensionProtocol.version, features: ours,
-                                               input: handler.input.jsonValue).jsonValue)
+                                               input: declared == .asDeclaredByManifest ? nil : declared.jsonValue).jsonValue)
     }
 
     private func handle(_ message: HostMessage, descriptor: Int32?) throws(WireError) {
@@ -70,8 +71,13 @@ final class ExtensionRunLoop {
             }
         case .format(let id, let description):
             formats[id] = description
-        case .started(let setup, let streams):
-            let context = ExtensionContext(socket: socket, streams: Set(streams))
+        case .started(let setup, let streamFormats, let workingDirectory):
+            var known: [SampleBufferType: FormatDescription] = [:]
+            for (type, id) in streamFormats {
+                guard let format = formats[id] else { throw WireError.malformed("stream \(type.rawValue) has unknown format \(id)") }
+                known[type] = format
+            }
+            let context = ExtensionContext(socket: socket, formats: known, workingDirectory: workingDirectory)
             self.context = context
             var refusal: BroadcastError?
             do {

@@ -19,8 +19,8 @@ import Glibc
 /// memory; keep it (or its ``MediaBuffer``) beyond the call only when you must: the recorder
 /// lends a few buffers per extension, and frames beyond those are copied or dropped.
 ///
-/// The manifest's `input` decides what the recorder sends; the handler's
-/// ``BroadcastSampleHandler/input`` must say the same (the recorder checks it at start).
+/// The manifest's `input` decides what the recorder sends; the handler need not declare
+/// ``BroadcastSampleHandler/input`` (if it does, the recorder checks it against the manifest).
 public enum RecordKitExtension {
     /// Serves `handler` until the broadcast finishes or the recorder goes away, then exits the
     /// process: status 0 after `broadcastFinished`, 64 when the process was not started by a
@@ -45,4 +45,18 @@ enum ExtensionLog {
         let line = "recordkit-extension[\(getpid())]: \(message)\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
     }
+}
+
+extension BroadcastSampleHandler {
+    /// An out-of-process extension's input is declared once, in its manifest (the recorder
+    /// reads it before the process runs): a handler need not repeat it. This default stands for
+    /// "as the manifest says". A handler that does declare `input` has it checked against the
+    /// manifest at start, and the extension is refused when they differ.
+    public var input: HandlerInput { .asDeclaredByManifest }
+}
+
+extension HandlerInput {
+    /// "As the manifest says": what ``BroadcastSampleHandler/input`` is for an out-of-process
+    /// handler that does not repeat its manifest.
+    public static let asDeclaredByManifest = HandlerInput(video: .none)
 }

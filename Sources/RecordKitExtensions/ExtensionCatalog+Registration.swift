@@ -1,17 +1,33 @@
+import Foundation
 import RecordKit
 import RecordKitPipeline
 
 extension ExtensionCatalog {
     /// The handler registrations for `requests`, in order, with every setup value checked
-    /// against its manifest. Nothing is started: a failure here means the recording must not
-    /// start (unknown extension, broken extension, bad setup).
-    public func registrations(for requests: [ExtensionRequest]) throws(ExtensionError) -> [HandlerRegistration] {
+    /// against its manifest. An extension requested once is registered under its name; one
+    /// requested several times as `name-1`, `name-2`, …. With `workingDirectories`, each handler
+    /// gets its own directory under it, named as the registration (created 0700). Nothing is
+    /// started: a failure here means the recording must not start (unknown extension, broken
+    /// extension, bad setup).
+    public func registrations(for requests: [ExtensionRequest], workingDirectories: String? = nil) throws(ExtensionError) -> [HandlerRegistration] {
+        var counts: [String: Int] = [:]
+        for request in requests { counts[request.name, default: 0] += 1 }
+        var seen: [String: Int] = [:]
         var result: [HandlerRegistration] = []
-        var used: [String: Int] = [:]
         for request in requests {
             var registration = try registration(for: request)
-            used[request.name, default: 0] += 1
-            if let n = used[request.name], n > 1 { registration.name = "\(request.name)-\(n)" }
+            seen[request.name, default: 0] += 1
+            if counts[request.name, default: 0] > 1 { registration.name = "\(request.name)-\(seen[request.name]!)" }
+            if let workingDirectories {
+                let directory = workingDirectories + "/" + registration.name
+                do {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                            attributes: [.posixPermissions: 0o700])
+                } catch {
+                    throw ExtensionError(.invalidSetup, "cannot create the working directory \(directory): \(error.localizedDescription)")
+                }
+                registration.workingDirectory = directory
+            }
             result.append(registration)
         }
         return result
@@ -41,5 +57,13 @@ extension ExtensionCatalog {
             }
             return HandlerRegistration(name: manifest.name, handler: handler, setupInfo: setup)
         }
+    }
+
+    /// Runs the recovery hook of extension `name` on a working directory an interrupted
+    /// recording left. Returns what it delivered; nil when the extension has no hook (or is
+    /// not in the catalog any more). Throws the hook's error.
+    public func recover(extension name: String, workingDirectory: String) throws(BroadcastError) -> [String]? {
+        guard let hook = builtins[name]?.recover else { return nil }
+        return try hook(workingDirectory)
     }
 }

@@ -9,19 +9,41 @@ public enum ControlProtocol {
     public static let maxLineBytes = 64 * 1024
 }
 
+/// The commands of the control protocol (docs/PROTOCOL.md), by their wire names.
+public enum ControlCommand: String, Codable, Sendable, CaseIterable {
+    /// Who are you: the service's pid and protocol version.
+    case hello
+    /// Start a recording (``ControlRequest/args``).
+    case start
+    /// Stop the recording and finalize every output.
+    case stop
+    /// Stop the recording and delete everything it wrote.
+    case discard
+    /// Pause the recording.
+    case pause
+    /// Resume a paused recording.
+    case resume
+    /// The status report.
+    case status
+    /// Subscribe to events: the connection then streams one event per line.
+    case events
+    /// Stop the service (finishing a recording in progress first).
+    case shutdown
+}
+
 /// A request: `{"v":1,"id":"7","cmd":"start","args":{…}}`.
 public struct ControlRequest: Codable, Sendable {
     /// Protocol version of the client.
     public var v: Int
     /// Echoed in the reply, so a client can match replies to requests.
     public var id: String?
-    /// The command: hello, start, stop, discard, pause, resume, status, events, shutdown.
-    public var cmd: String
+    /// The command.
+    public var cmd: ControlCommand
     /// Arguments of `start`.
     public var args: StartArguments?
 
     /// Creates a request.
-    public init(cmd: String, id: String? = nil, args: StartArguments? = nil) {
+    public init(cmd: ControlCommand, id: String? = nil, args: StartArguments? = nil) {
         self.v = ControlProtocol.version
         self.id = id
         self.cmd = cmd
@@ -54,16 +76,50 @@ public struct ControlReply: Codable, Sendable {
     }
 }
 
+/// The stable error codes of the control protocol, by their wire names.
+public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
+    /// The line is not a JSON request object with `v` and `cmd`.
+    case badRequest = "bad_request"
+    /// `cmd` names no command.
+    case unknownCommand = "unknown_command"
+    /// The request line is longer than ``ControlProtocol/maxLineBytes``.
+    case tooLarge = "too_large"
+    /// The client's protocol version is not spoken here.
+    case version
+    /// Another recording is in progress, or another service owns the socket.
+    case busy
+    /// Nothing is recording.
+    case notRecording = "not_recording"
+    /// The command does not fit the recording's state.
+    case invalidState = "invalid_state"
+    /// A malformed argument (region, fps, setup value, unknown extension).
+    case badArgument = "bad_argument"
+    /// The display, the audio server, the window or the service is not there.
+    case unavailable
+    /// An output cannot be created.
+    case cannotCreateOutput = "cannot_create_output"
+    /// The peer belongs to another user.
+    case permissionDenied = "permission_denied"
+    /// An events subscriber fell too far behind and was disconnected.
+    case tooSlow = "too_slow"
+    /// Anything else.
+    case failed
+
+    /// Decodes a code; one this build does not know (a newer service) reads as ``failed``.
+    public init(from decoder: any Decoder) throws {
+        self = ControlErrorCode(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .failed
+    }
+}
+
 /// An error reply: a stable code for programs and a message for people.
 public struct ControlError: Codable, Sendable, Error, CustomStringConvertible {
-    /// Stable codes: bad_request, unknown_command, too_large, version, busy, not_recording,
-    /// invalid_state, bad_argument, unavailable, cannot_create_output, failed.
-    public var code: String
+    /// The stable code.
+    public var code: ControlErrorCode
     /// What failed and what to do.
     public var message: String
 
     /// Creates an error.
-    public init(_ code: String, _ message: String) {
+    public init(_ code: ControlErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }

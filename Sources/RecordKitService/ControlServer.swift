@@ -30,12 +30,12 @@ public final class ControlServer: Sendable {
         let probe = cshim_unix_connect(path)
         if probe >= 0 {
             Glibc.close(probe)
-            throw ControlError("busy", "a recordd is already running on \(path)")
+            throw ControlError(.busy, "a recordd is already running on \(path)")
         }
         unlink(path)
         let fd = cshim_unix_listen(path, 16, 0o600)
         guard fd >= 0 else {
-            throw ControlError("unavailable", "cannot listen on \(path): \(String(cString: strerror(errno)))")
+            throw ControlError(.unavailable, "cannot listen on \(path): \(String(cString: strerror(errno)))")
         }
         listenFD.store(fd, ordering: .releasing)
     }
@@ -69,25 +69,21 @@ public final class ControlServer: Sendable {
     private static func serveClient(_ connection: LineConnection, handle: RequestHandler) {
         defer { connection.close() }
         guard PeerCredentials.isAllowed(peerUID: PeerCredentials.peerUID(of: connection.fd), serviceUID: getuid()) else {
-            connection.send(ControlReply.failure(nil, ControlError("permission_denied", "this service belongs to another user")))
+            connection.send(ControlReply.failure(nil, ControlError(.permissionDenied, "this service belongs to another user")))
             return
         }
-        let decoder = JSONDecoder()
         while true {
             switch connection.readLine() {
             case .closed:
                 return
             case .tooLarge:
-                connection.send(ControlReply.failure(nil, ControlError("too_large", "request longer than \(ControlProtocol.maxLineBytes) bytes")))
+                connection.send(ControlReply.failure(nil, ControlError(.tooLarge, "request longer than \(ControlProtocol.maxLineBytes) bytes")))
             case .line(let bytes):
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
-                guard let request = try? decoder.decode(ControlRequest.self, from: Data(bytes)) else {
-                    connection.send(ControlReply.failure(nil, ControlError("bad_request", "not a JSON request object with \"v\" and \"cmd\" (docs/PROTOCOL.md)")))
-                    continue
-                }
-                guard request.v == ControlProtocol.version else {
-                    connection.send(ControlReply.failure(request.id, ControlError("version", "protocol version \(request.v) is not supported; this service speaks \(ControlProtocol.version)")))
-                    continue
+                let request: ControlRequest
+                switch RequestDecoding.decode(bytes) {
+                case .request(let r): request = r
+                case .refused(let reply): connection.send(reply); continue
                 }
                 if let reply = handle(request, connection) { connection.send(reply) }
             }

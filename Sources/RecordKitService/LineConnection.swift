@@ -76,6 +76,12 @@ public final class LineConnection: Sendable {
         return writeLine(Array(data))
     }
 
+    /// Shuts the socket down without waiting for a write in progress (which then fails at
+    /// once); ``close()`` still releases the descriptor. For a peer that stopped reading.
+    public func abort() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// Shuts the socket down and closes it; idempotent.
     public func close() {
         writeLock.withLock { closed in

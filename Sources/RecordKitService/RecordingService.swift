@@ -1,10 +1,7 @@
 import Dispatch
-import FileUploadExtension
 import Foundation
 import Glibc
 import RecordKit
-import RecordKitCapture
-import RecordKitPipeline
 import Synchronization
 
 /// The brain of `recordd`: owns at most one recording, answers control requests, streams
@@ -12,7 +9,9 @@ import Synchronization
 /// earlier service left behind.
 ///
 /// Threading: requests arrive on connection threads. Commands that change the recording are
-/// serialized by `commands`; `status` and `events` never wait for them.
+/// serialized by `commands`; `status` and `events` never wait for them, and nothing a client
+/// does (reading slowly, or never) can block a command: events go through each subscriber's
+/// own bounded queue (``EventSubscriber``).
 public final class RecordingService: @unchecked Sendable {
     private let paths: ServicePaths
     private let store: SessionStore
@@ -24,7 +23,7 @@ public final class RecordingService: @unchecked Sendable {
         var active: ActiveRecording?
         var last: ServiceStatus.Ended?
         var recovered: [RecoveredSession] = []
-        var subscribers: [LineConnection] = []
+        var subscribers: [EventSubscriber] = []
     }
 
     /// Creates the service; `onShutdown` runs after a `shutdown` request was answered.
@@ -36,34 +35,39 @@ public final class RecordingService: @unchecked Sendable {
 
     // MARK: Requests
 
-    /// Answers one request (called on the connection's thread).
+    /// Answers one request (called on the connection's thread); nil when the reply was already
+    /// sent (an `events` subscription acknowledges on its own queue).
     public func handle(_ request: ControlRequest, connection: LineConnection) -> ControlReply? {
         let id = request.id
         do throws(ControlError) {
             switch request.cmd {
-            case "hello":
+            case .hello:
                 var r = ControlResult()
                 r.pid = getpid()
                 r.version = ControlProtocol.version
                 return .success(id, r)
-            case "status":
+            case .status:
                 var r = ControlResult()
                 r.status = status()
                 return .success(id, r)
-            case "events":
-                shared.withLock { $0.subscribers.append(connection) }
-                return .success(id, ControlResult())
-            case "start":
+            case .events:
+                let subscriber = EventSubscriber(connection: connection, acknowledgement: .success(id, ControlResult()))
+                shared.withLock { s in
+                    s.subscribers.removeAll { $0.isGone }
+                    s.subscribers.append(subscriber)
+                }
+                return nil
+            case .start:
                 return .success(id, try locked { () throws(ControlError) in try start(request.args ?? StartArguments()) })
-            case "stop":
+            case .stop:
                 return .success(id, try locked { () throws(ControlError) in try finish(discard: false) })
-            case "discard":
+            case .discard:
                 return .success(id, try locked { () throws(ControlError) in try finish(discard: true) })
-            case "pause":
+            case .pause:
                 return .success(id, try locked { () throws(ControlError) in try pause() })
-            case "resume":
+            case .resume:
                 return .success(id, try locked { () throws(ControlError) in try resume() })
-            case "shutdown":
+            case .shutdown:
                 let r = try locked { () throws(ControlError) -> ControlResult in
                     if shared.withLock({ $0.active }) != nil { _ = try? finish(discard: false) }
                     var r = ControlResult()
@@ -72,8 +76,6 @@ public final class RecordingService: @unchecked Sendable {
                 }
                 DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { [onShutdown] in onShutdown() }
                 return .success(id, r)
-            default:
-                throw ControlError("unknown_command", "unknown command '\(request.cmd)'; known: hello, start, stop, discard, pause, resume, status, events, shutdown")
             }
         } catch {
             return .failure(id, error)
@@ -90,160 +92,141 @@ public final class RecordingService: @unchecked Sendable {
 
     private func start(_ args: StartArguments) throws(ControlError) -> ControlResult {
         if let active = shared.withLock({ $0.active }) {
-            throw ControlError("busy", "recording \(active.id) is \(active.recorder?.state.rawValue ?? "starting") (started \(active.journal.startedAt)); stop or discard it first")
+            throw ControlError(.busy, "recording \(active.id) is \(active.session.state.rawValue) (started \(active.journal.startedAt)); stop or discard it first")
         }
-        let configuration = try args.recordingConfiguration()
-        let policy = try args.backgroundPolicy()
-        let extensions = try HandlerFactory.registrations(for: args.extensions, extensionsDirectories: args.extensionsDirs)
         let id = SessionStore.newID()
-        let plan = try OutputPlan(args: args, sessionDirectory: store.directory(of: id))
-        let journal = SessionJournal(id: id, state: "starting", destination: plan.destination, workingFile: plan.workingFile,
-                                     container: plan.container.rawValue, startedAt: ISO8601DateFormatter().string(from: Date()), pid: getpid())
-        try store.create(journal)
-
-        let registrations = HandlerFactory.registrations(file: plan.fileOptions, rtmp: args.rtmp) + extensions
-        let active = ActiveRecording(id: id, journal: journal, destination: plan.destination)
-        let recorder = Recorder(configuration: configuration, handlers: registrations) { [weak self, weak active] event in
-            guard let self, let active else { return }
-            self.recorderEvent(event, of: active)
-        }
-        active.recorder = recorder
-        do throws(RecorderError) {
-            try recorder.start()
+        let directory = try store.createDirectory(of: id)
+        let box = ActiveBox()
+        let session: RecordingSession
+        do throws(ControlError) {
+            session = try RecordingSession(arguments: args, workingDirectory: directory + "/handlers") { [weak self] event in
+                guard let self, let active = box.active else { return }
+                self.recorderEvent(event, of: active)
+            }
         } catch {
             store.remove(id)
-            throw error.controlError
+            throw error
+        }
+        let journal = SessionJournal(id: id, state: "starting", startedAt: Self.now(), pid: getpid(), handlers: session.handlers)
+        try store.write(journal)
+        let active = ActiveRecording(id: id, journal: journal, session: session)
+        box.active = active
+        do throws(ControlError) {
+            try session.start()
+        } catch {
+            store.remove(id)
+            throw error
         }
         shared.withLock { $0.active = active }
-        _ = recorder.waitForFirstFrame(timeout: 2)
+        _ = session.waitForFirstFrame(timeout: 2)
         updateJournal(active, state: "recording")
-        startBackgroundMonitor(for: active, configuration: configuration, policy: policy)
 
         var r = ControlResult()
         r.recordingId = id
-        r.state = recorder.state.rawValue
-        let warnings = recorder.status.warnings
+        r.state = session.state.rawValue
+        let warnings = session.status.warnings
         if !warnings.isEmpty { r.warnings = warnings }
         return r
-    }
-
-    private func startBackgroundMonitor(for active: ActiveRecording, configuration: RecordingConfiguration, policy: PauseOnBackgroundPolicy) {
-        var window: UInt?
-        if case .window = configuration.screen.target { window = active.recorder?.capturedWindowID }
-        guard let monitor = try? BackgroundMonitor(display: configuration.screen.display, window: window, policy: policy) else { return }
-        active.monitor = monitor
-        monitor.start { [weak self, weak active] change in
-            guard let self, let active else { return }
-            self.backgroundChanged(change, of: active)
-        }
-    }
-
-    private func backgroundChanged(_ change: BackgroundChange, of active: ActiveRecording) {
-        commands.lock()
-        defer { commands.unlock() }
-        guard shared.withLock({ $0.active }) === active, let recorder = active.recorder else { return }
-        switch change {
-        case .background(let reason):
-            active.autoPauseReason = reason.description
-            if recorder.state == .recording { try? recorder.pause(reason: reason.description) }
-        case .foreground(let previous):
-            active.autoPauseReason = nil
-            if recorder.state == .paused && !active.userPaused { try? recorder.resume(reason: "\(previous.description) ended") }
-        case .windowDestroyed:
-            break  // The capture notices too and finishes the recording with that reason.
-        }
     }
 
     // MARK: Pause, resume
 
     private func pause() throws(ControlError) -> ControlResult {
-        guard let active = shared.withLock({ $0.active }), let recorder = active.recorder else { throw Self.notRecording }
-        if recorder.state == .paused {
-            active.userPaused = true
-        } else {
-            do throws(RecorderError) { try recorder.pause(reason: "user") } catch { throw error.controlError }
-            active.userPaused = true
-        }
+        let active = try current()
+        try active.session.pause()
         updateJournal(active, state: "paused")
         var r = ControlResult()
-        r.state = recorder.state.rawValue
+        r.state = active.session.state.rawValue
         return r
     }
 
     private func resume() throws(ControlError) -> ControlResult {
-        guard let active = shared.withLock({ $0.active }), let recorder = active.recorder else { throw Self.notRecording }
-        if let reason = active.autoPauseReason {
-            active.userPaused = false
-            throw ControlError("invalid_state", "paused because of \(reason); recording resumes by itself when that ends")
-        }
-        do throws(RecorderError) { try recorder.resume(reason: "user") } catch { throw error.controlError }
-        active.userPaused = false
+        let active = try current()
+        try active.session.resume()
         updateJournal(active, state: "recording")
         var r = ControlResult()
-        r.state = recorder.state.rawValue
+        r.state = active.session.state.rawValue
         return r
     }
 
     // MARK: Stop, discard
 
     private func finish(discard: Bool) throws(ControlError) -> ControlResult {
-        guard let active = shared.withLock({ $0.active }), let recorder = active.recorder else { throw Self.notRecording }
-        active.monitor?.stop()
+        let active = try current()
         updateJournal(active, state: "finishing")
-        let snapshots = discard ? recorder.discard(reason: "user") : recorder.stop(reason: "user")
-        return conclude(active, snapshots: snapshots, discarded: discard)
+        let reports = discard ? active.session.discard() : active.session.stop()
+        return conclude(active, reports: reports, discarded: discard)
     }
 
-    /// Records the end of `active`: its results, the session directory removed, `last` set.
-    private func conclude(_ active: ActiveRecording, snapshots: [HandlerSnapshot], discarded: Bool) -> ControlResult {
-        active.monitor?.stop()
+    /// Records the end of `active`: its results, the session directory removed (kept when a
+    /// handler could not deliver, so nothing is lost), `last` set.
+    private func conclude(_ active: ActiveRecording, reports: [HandlerReport], discarded: Bool) -> ControlResult {
         var outputs: [String] = []
         var removed: [String] = []
-        for s in snapshots {
+        var failures: [String] = []
+        for report in reports {
+            if let error = report.error { failures.append("\(report.name): \(error)") }
             if discarded {
-                if let path = s.serviceInfo["path"] { removed.append(path) }
-            } else if let out = s.serviceInfo["path"] ?? s.serviceInfo["url"] {
+                if let path = report.serviceInfo["path"] { removed.append(path) }
+            } else if let out = report.serviceInfo["path"] ?? report.serviceInfo["url"] {
                 outputs.append(out)
             }
         }
-        removed += store.remove(active.id)
-        let state = active.recorder?.state.rawValue ?? "finished"
+        let keepDirectory = !discarded && hasUndelivered(active)
+        if keepDirectory {
+            failures.append("the recording's working files were kept in \(store.directory(of: active.id))")
+            updateJournal(active, state: "failed")
+        } else {
+            removed += store.remove(active.id)
+        }
+        let state = keepDirectory ? "failed" : active.session.state.rawValue
         shared.withLock {
-            $0.last = ServiceStatus.Ended(id: active.id, state: state, outputs: outputs, reason: active.endReason)
+            $0.last = ServiceStatus.Ended(id: active.id, state: state, outputs: outputs, reason: active.endReason,
+                                          errors: failures.isEmpty ? nil : failures)
             $0.active = nil
         }
         var r = ControlResult()
         r.state = state
         if discarded { r.removed = removed } else { r.outputs = outputs }
+        if !failures.isEmpty { r.warnings = failures }
         return r
+    }
+
+    /// Whether a handler left work in its working directory: it could not deliver it (a
+    /// handler empties its directory once everything is delivered).
+    private func hasUndelivered(_ active: ActiveRecording) -> Bool {
+        active.journal.handlers.contains { handler in
+            guard let directory = handler.directory,
+                  let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return false }
+            return !names.isEmpty
+        }
     }
 
     // MARK: Events
 
-    private func recorderEvent(_ event: RecorderEvent, of active: ActiveRecording) {
+    private func recorderEvent(_ event: RecordingEvent, of active: ActiveRecording) {
         publish(ServiceEvent(kind: event.handler == nil ? "state" : "handler", recordingId: active.id, state: event.state.rawValue,
                              reason: event.reason, handler: event.handler, time: event.time, at: Self.now()))
-        guard event.handler == nil else { return }
-        if event.state.isTerminal { active.endReason = event.reason }
+        guard event.handler == nil, event.state.isTerminal else { return }
+        active.endReason = event.reason
         // A recording that ended by itself (window destroyed, every handler failed) is concluded
         // here; one ended by stop or discard was concluded by them before this runs.
-        if event.state.isTerminal {
-            DispatchQueue.global().async { [self] in
-                commands.lock()
-                defer { commands.unlock() }
-                if shared.withLock({ $0.active }) === active, let recorder = active.recorder {
-                    _ = conclude(active, snapshots: recorder.status.handlers, discarded: false)
-                }
+        DispatchQueue.global().async { [self] in
+            commands.lock()
+            defer { commands.unlock() }
+            if shared.withLock({ $0.active }) === active {
+                _ = conclude(active, reports: active.session.status.handlers, discarded: false)
             }
         }
     }
 
-    /// Sends `event` to every subscriber; drops those that went away.
+    /// Queues `event` to every subscriber (never blocks); forgets those that are gone.
     func publish(_ event: ServiceEvent) {
-        let subscribers = shared.withLock { $0.subscribers }
-        var gone: [ObjectIdentifier] = []
-        for s in subscribers where !s.send(ControlReply(ok: true, event: event)) { gone.append(ObjectIdentifier(s)) }
-        if !gone.isEmpty { shared.withLock { $0.subscribers.removeAll { gone.contains(ObjectIdentifier($0)) } } }
+        let subscribers = shared.withLock { s in
+            s.subscribers.removeAll { $0.isGone }
+            return s.subscribers
+        }
+        for s in subscribers { s.enqueue(ControlReply(ok: true, event: event)) }
     }
 
     // MARK: Status
@@ -252,11 +235,10 @@ public final class RecordingService: @unchecked Sendable {
     public func status() -> ServiceStatus {
         let (active, last, recovered) = shared.withLock { ($0.active, $0.last, $0.recovered) }
         var recording: ServiceStatus.Recording?
-        if let active, let recorder = active.recorder {
-            let s = recorder.status
-            recording = ServiceStatus.Recording(id: active.id, state: s.state.rawValue,
-                                                pauseReason: s.state == .paused ? (active.autoPauseReason ?? "user") : nil,
-                                                destination: active.destination, recorder: s)
+        if let active {
+            let s = active.session.status
+            recording = ServiceStatus.Recording(id: active.id, state: s.state.rawValue, pauseReason: s.pauseReason,
+                                                destination: s.handlers.lazy.compactMap { $0.serviceInfo["path"] }.first, recorder: s)
         }
         return ServiceStatus(service: .init(pid: getpid(), version: ControlProtocol.version, socket: paths.socketPath),
                              recording: recording, last: last, recovered: recovered)
@@ -264,16 +246,25 @@ public final class RecordingService: @unchecked Sendable {
 
     // MARK: Recovery
 
-    /// Turns every session directory left by an earlier service into a playable file at its
-    /// destination; reports each in status and as an event.
+    /// Hands every session directory an earlier service left to the extensions that wrote it
+    /// (their recovery hooks); reports each result in status and as an event. A session whose
+    /// recovery failed is kept, and the failure is an event saying where it is.
     public func recoverInterruptedSessions() {
         for journal in store.journals() {
-            let recovered = SessionRecovery.recover(journal)
-            store.remove(journal.id)
-            guard let recovered else { continue }
-            shared.withLock { $0.recovered.append(recovered) }
-            publish(ServiceEvent(kind: "recovered", recordingId: journal.id, state: "recovered",
-                                 reason: "recording interrupted in state \(journal.state) was recovered into \(recovered.path)", at: Self.now()))
+            let outcome = SessionRecovery.recover(journal)
+            for path in outcome.delivered {
+                let recovered = RecoveredSession(id: journal.id, path: path, seconds: nil, recoveredAt: Self.now())
+                shared.withLock { $0.recovered.append(recovered) }
+                publish(ServiceEvent(kind: "recovered", recordingId: journal.id, state: "recovered",
+                                     reason: "recording interrupted in state \(journal.state) was recovered into \(path)", at: Self.now()))
+            }
+            if outcome.failures.isEmpty {
+                store.remove(journal.id)
+            } else {
+                publish(ServiceEvent(kind: "recovered", recordingId: journal.id, state: "failed",
+                                     reason: "recovering \(journal.id) failed (\(outcome.failures.joined(separator: "; "))); its files stay in \(store.directory(of: journal.id))",
+                                     at: Self.now()))
+            }
         }
         for dir in store.directoriesWithoutJournal() { try? FileManager.default.removeItem(atPath: dir) }
     }
@@ -287,30 +278,37 @@ public final class RecordingService: @unchecked Sendable {
 
     // MARK: Helpers
 
+    private func current() throws(ControlError) -> ActiveRecording {
+        guard let active = shared.withLock({ $0.active }) else { throw Self.notRecording }
+        return active
+    }
+
     private func updateJournal(_ active: ActiveRecording, state: String) {
         active.journal.state = state
         try? store.write(active.journal)
     }
 
-    private static let notRecording = ControlError("not_recording", "nothing is recording; start one with `recordctl start`")
+    private static let notRecording = ControlError(.notRecording, "nothing is recording; start one with `recordctl start`")
 
     static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
 }
 
-/// The service's view of the recording in progress. Mutated under the service's command lock.
+/// The service's view of the recording in progress. `journal` and `endReason` are written
+/// under the service's command lock (events hold no lock, but only write `endReason`, once).
 final class ActiveRecording: @unchecked Sendable {
     let id: String
     var journal: SessionJournal
-    let destination: String
-    var recorder: Recorder?
-    var monitor: BackgroundMonitor?
-    var userPaused = false
-    var autoPauseReason: String?
+    let session: RecordingSession
     var endReason: String?
 
-    init(id: String, journal: SessionJournal, destination: String) {
+    init(id: String, journal: SessionJournal, session: RecordingSession) {
         self.id = id
         self.journal = journal
-        self.destination = destination
+        self.session = session
     }
+}
+
+/// Lets the recorder's event callback, made before the recording exists, find it.
+private final class ActiveBox: @unchecked Sendable {
+    var active: ActiveRecording?
 }

@@ -34,10 +34,10 @@ public struct ServicePaths: Sendable {
         mkdir(runtimeDirectory, 0o700)
         var st = stat()
         guard lstat(runtimeDirectory, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw ControlError("unavailable", "cannot create the runtime directory \(runtimeDirectory)")
+            throw ControlError(.unavailable, "cannot create the runtime directory \(runtimeDirectory)")
         }
         guard st.st_uid == getuid() else {
-            throw ControlError("unavailable", "\(runtimeDirectory) belongs to uid \(st.st_uid), not to you; refusing to use it")
+            throw ControlError(.unavailable, "\(runtimeDirectory) belongs to uid \(st.st_uid), not to you; refusing to use it")
         }
         if st.st_mode & 0o077 != 0 { chmod(runtimeDirectory, 0o700) }
     }

@@ -19,7 +19,7 @@ public struct ServiceStatus: Codable, Sendable {
         public var state: String
         /// Why it is paused, when it is.
         public var pauseReason: String?
-        /// Where the file goes at stop.
+        /// Where the file goes at stop (the first handler's published `path`).
         public var destination: String?
         /// The recorder's own report (times, capture counters, handlers).
         public var recorder: RecorderStatus
@@ -34,6 +34,8 @@ public struct ServiceStatus: Codable, Sendable {
         public var outputs: [String]
         /// Why it ended.
         public var reason: String?
+        /// What went wrong in it (a handler's error; files kept in the session directory).
+        public var errors: [String]?
     }
     /// The service.
     public var service: Service

@@ -1,40 +1,28 @@
-import Foundation
-import Glibc
-import RecordKitMedia
+import RecordKit
+import RecordKitBuiltins
+import RecordKitExtensions
 
-/// Turns what an interrupted recording left in its session directory into a playable file.
+/// Turns what an interrupted recording left in its session directory into results, by handing
+/// each handler's working directory to its extension's recovery hook (the service itself knows
+/// no handler).
 enum SessionRecovery {
-    /// Recovers the working file of `journal` to its destination (or a free name beside it);
-    /// nil when there was nothing to recover.
-    static func recover(_ journal: SessionJournal) -> RecoveredSession? {
-        let fm = FileManager.default
-        guard let size = (try? fm.attributesOfItem(atPath: journal.workingFile))?[.size] as? Int64, size > 0 else { return nil }
-        let target = freeDestination(journal.destination)
-        var done = false
-        if journal.container == "mp4" {
-            // The fragmented MP4 plays as it is; remuxing gives it an index up front, as a normal stop would.
-            done = (try? Remuxer.remux(from: journal.workingFile, to: target, container: "mp4", options: ["movflags": "+faststart"])) != nil
-            if !done { unlink(target) }
-        }
-        if !done {
-            done = rename(journal.workingFile, target) == 0 || (try? fm.copyItem(atPath: journal.workingFile, toPath: target)) != nil
-        }
-        guard done else { return nil }
-        return RecoveredSession(id: journal.id, path: target, seconds: nil, recoveredAt: RecordingService.now())
+    /// What the recovery of one session produced, and what failed.
+    struct Outcome {
+        var delivered: [String] = []
+        var failures: [String] = []
     }
 
-    /// The destination, unless something other than the empty placeholder the recording
-    /// created is there now; then "name (recovered N).ext".
-    private static func freeDestination(_ path: String) -> String {
-        let fm = FileManager.default
-        let size = (try? fm.attributesOfItem(atPath: path))?[.size] as? Int64
-        if size == nil || size == 0 { unlink(path); return path }
-        let url = URL(fileURLWithPath: path)
-        let base = url.deletingPathExtension().path, ext = url.pathExtension
-        for n in 1... {
-            let candidate = "\(base) (recovered \(n)).\(ext)"
-            if !fm.fileExists(atPath: candidate) { return candidate }
+    /// Recovers every handler of `journal` that has a working directory and a recovery hook.
+    static func recover(_ journal: SessionJournal, catalog: ExtensionCatalog = BuiltinExtensions.catalog()) -> Outcome {
+        var outcome = Outcome()
+        for handler in journal.handlers {
+            guard let directory = handler.directory else { continue }
+            do throws(BroadcastError) {
+                outcome.delivered += try catalog.recover(extension: handler.extension, workingDirectory: directory) ?? []
+            } catch {
+                outcome.failures.append("\(handler.name): \(error.message)")
+            }
         }
-        return path
+        return outcome
     }
 }

@@ -26,16 +26,16 @@ public struct SessionStore: Sendable {
     /// The directory of recording `id`.
     public func directory(of id: String) -> String { root + "/" + id }
 
-    /// Creates the directory of a new recording and its first journal.
-    public func create(_ journal: SessionJournal) throws(ControlError) {
-        let dir = directory(of: journal.id)
+    /// Creates the directory of a new recording (0700) and returns its path.
+    public func createDirectory(of id: String) throws(ControlError) -> String {
+        let dir = directory(of: id)
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw ControlError("cannot_create_output", "cannot create the session directory \(dir): \(error.localizedDescription)")
+            throw ControlError(.cannotCreateOutput, "cannot create the session directory \(dir): \(error.localizedDescription)")
         }
-        try write(journal)
+        return dir
     }
 
     /// Rewrites a journal atomically (write, fsync, rename).
@@ -44,13 +44,13 @@ public struct SessionStore: Sendable {
         let tmp = dir + "/.journal.json.tmp", final = dir + "/journal.json"
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(journal) else { throw ControlError("failed", "cannot encode the journal") }
+        guard let data = try? encoder.encode(journal) else { throw ControlError(.failed, "cannot encode the journal") }
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ControlError("failed", "cannot write \(tmp): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ControlError(.failed, "cannot write \(tmp): \(String(cString: strerror(errno)))") }
         _ = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         fsync(fd)
         Glibc.close(fd)
-        guard rename(tmp, final) == 0 else { throw ControlError("failed", "cannot rename \(tmp): \(String(cString: strerror(errno)))") }
+        guard rename(tmp, final) == 0 else { throw ControlError(.failed, "cannot rename \(tmp): \(String(cString: strerror(errno)))") }
     }
 
     /// Every journal found, in id order.

@@ -30,7 +30,9 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var format: String?
     /// Replace an existing destination.
     public var overwrite = false
-    /// "hidden", "unfocused" or "never".
+    /// Write no file (only the other extensions: an RTMP broadcast, a replay buffer, …).
+    public var noFile = false
+    /// "hidden", "unfocused" or "never": when to pause by itself.
     public var pauseOnBackground: String = "hidden"
     /// RTMP endpoints to broadcast to.
     public var rtmp: [String] = []
@@ -67,6 +69,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         output = try c.decodeIfPresent(String.self, forKey: .output)
         format = try c.decodeIfPresent(String.self, forKey: .format)
         overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? d.overwrite
+        noFile = try c.decodeIfPresent(Bool.self, forKey: .noFile) ?? d.noFile
         pauseOnBackground = try c.decodeIfPresent(String.self, forKey: .pauseOnBackground) ?? d.pauseOnBackground
         rtmp = try c.decodeIfPresent([String].self, forKey: .rtmp) ?? d.rtmp
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions

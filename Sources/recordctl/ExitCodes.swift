@@ -1,5 +1,4 @@
 import ArgumentParser
-import RecordKitPipeline
 import RecordKitService
 
 /// The documented exit codes of `recordctl` (BSD sysexits, as many Unix tools use).
@@ -21,22 +20,12 @@ enum ExitCodes {
     /// The exit code for a service error.
     static func code(for error: ControlError) -> Int32 {
         switch error.code {
-        case "bad_argument", "bad_request", "unknown_command", "too_large", "version": return usage
-        case "unavailable": return unavailable
-        case "cannot_create_output": return cannotCreate
-        case "busy", "not_recording", "invalid_state": return wrongState
-        case "permission_denied": return permissionDenied
-        default: return failed
-        }
-    }
-
-    /// The exit code for a recorder error.
-    static func code(for error: RecorderError) -> Int32 {
-        switch error.kind {
-        case .badArgument: return usage
+        case .badArgument, .badRequest, .unknownCommand, .tooLarge, .version: return usage
         case .unavailable: return unavailable
         case .cannotCreateOutput: return cannotCreate
-        case .invalidState, .failed: return failed
+        case .busy, .notRecording, .invalidState: return wrongState
+        case .permissionDenied: return permissionDenied
+        case .failed, .tooSlow: return failed
         }
     }
 }

@@ -1,21 +1,25 @@
 import Dispatch
 import Foundation
 import Glibc
-import RecordKit
-import RecordKitPipeline
+import RecordKitService
 
 /// Runs one recording in this process until a duration passes, SIGINT/SIGTERM arrives, or the
 /// recording ends by itself; shows a live status line on a terminal; prints each handler's result.
 struct ForegroundSession {
-    let configuration: RecordingConfiguration
-    let handlers: [HandlerRegistration]
+    let arguments: StartArguments
 
     /// Records and returns the exit code.
     func run(duration: Double?) -> Int32 {
         let done = DispatchSemaphore(value: 0)
-        let recorder = Recorder(configuration: configuration, handlers: handlers) { event in
-            if event.handler != nil { Console.error(event.reason) }
-            if event.state.isTerminal { done.signal() }
+        let session: RecordingSession
+        do throws(ControlError) {
+            session = try RecordingSession(arguments: arguments) { event in
+                if event.handler != nil { Console.error(event.reason) }
+                if event.state.isTerminal { done.signal() }
+            }
+        } catch {
+            Console.error(error.message)
+            return ExitCodes.code(for: error)
         }
         // Signals are handled as events, not by the default action, from before start on.
         let signalQueue = DispatchQueue(label: "recordctl.signals")
@@ -27,40 +31,40 @@ struct ForegroundSession {
             source.resume()
             sources.append(source)
         }
-        do { try recorder.start() } catch {
+        do throws(ControlError) { try session.start() } catch {
             Console.error(error.message)
             return ExitCodes.code(for: error)
         }
-        for warning in recorder.status.warnings { Console.error(warning) }
+        for warning in session.status.warnings { Console.error(warning) }
 
-        let live = Console.stderrIsTerminal ? LiveStatusLine(recorder: recorder) : nil
+        let live = Console.stderrIsTerminal ? LiveStatusLine(session: session) : nil
         live?.start()
         if let duration {
             // --duration counts recorded time (broadcast time, from the first frame's tick): wait
             // until the recorder's own clock says so, not for a timer started a little later.
-            _ = recorder.waitForFirstFrame(timeout: 5)
+            _ = session.waitForFirstFrame(timeout: 5)
             while true {
-                let remaining = duration - recorder.status.recordedSeconds
+                let remaining = duration - session.status.recordedSeconds
                 if remaining <= 0 || done.wait(timeout: .now() + min(remaining, 0.5)) == .success { break }
             }
         } else {
             done.wait()
         }
         live?.stop()
-        let snapshots = recorder.stop()
+        let reports = session.stop()
         sources.forEach { $0.cancel() }
-        let summary = recorder.status
+        let summary = session.status
         Console.error(String(format: "recorded %.2f s: %lld frames captured, %lld dropped, %lld late ticks",
                              summary.recordedSeconds, summary.capture.framesCaptured, summary.capture.framesDropped,
                              summary.capture.lateTicks))
 
-        var failed = recorder.state == .failed
-        for snapshot in snapshots {
-            if let path = snapshot.serviceInfo["path"], snapshot.state != .failed || FileManager.default.fileExists(atPath: path) {
+        var failed = session.state == .failed
+        for report in reports {
+            if let path = report.serviceInfo["path"], report.state != .failed || FileManager.default.fileExists(atPath: path) {
                 Console.out(path)
             }
-            if snapshot.state == .failed {
-                Console.error("\(snapshot.name): \(snapshot.error ?? "failed")")
+            if report.state == .failed {
+                Console.error("\(report.name): \(report.error ?? "failed")")
                 failed = true
             }
         }

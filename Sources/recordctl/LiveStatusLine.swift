@@ -1,21 +1,21 @@
 import Dispatch
 import Foundation
-import RecordKitPipeline
+import RecordKitService
 
 /// The one-line live display on a terminal: elapsed, fps, dropped frames, bytes written.
 final class LiveStatusLine: @unchecked Sendable {
-    private let recorder: Recorder
+    private let session: RecordingSession
     private let timer: DispatchSourceTimer
 
-    init(recorder: Recorder) {
-        self.recorder = recorder
+    init(session: RecordingSession) {
+        self.session = session
         self.timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "recordctl.live"))
     }
 
     func start() {
         timer.schedule(deadline: .now() + .milliseconds(500), repeating: .seconds(1))
-        timer.setEventHandler { [recorder] in
-            let s = recorder.status
+        timer.setEventHandler { [session] in
+            let s = session.status
             let t = Int(s.recordedSeconds)
             let bytes = s.handlers.reduce(Int64(0)) { total, h in
                 guard let path = h.serviceInfo["path"],

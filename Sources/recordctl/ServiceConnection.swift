@@ -8,21 +8,21 @@ enum ServiceConnection {
     static func connect(startIfNeeded: Bool) throws(ControlError) -> ControlClient {
         let paths = ServicePaths()
         if let client = try? ControlClient(paths: paths) { return client }
-        guard startIfNeeded else { throw ControlError("unavailable", "recordd is not running") }
+        guard startIfNeeded else { throw ControlError(.unavailable, "recordd is not running") }
         let process = try launch(paths: paths)
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
-            if let client = try? ControlClient(paths: paths), (try? client.request("hello")) != nil {
+            if let client = try? ControlClient(paths: paths), (try? client.request(.hello)) != nil {
                 return try ControlClient(paths: paths)
             }
             if !process.isRunning {
                 // It exited: another service won the race (then connect), or it failed (say why).
                 if let client = try? ControlClient(paths: paths) { return client }
-                throw ControlError("unavailable", "recordd could not start: \(lastLogLine(paths) ?? "exit status \(process.terminationStatus)")")
+                throw ControlError(.unavailable, "recordd could not start: \(lastLogLine(paths) ?? "exit status \(process.terminationStatus)")")
             }
             usleep(50_000)
         }
-        throw ControlError("unavailable", "recordd did not come up within 5 s; see \(paths.logPath)")
+        throw ControlError(.unavailable, "recordd did not come up within 5 s; see \(paths.logPath)")
     }
 
     /// Starts `recordd` (the binary beside this one) detached, logging to the state directory.
@@ -30,7 +30,7 @@ enum ServiceConnection {
         let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("recordd").path
         guard FileManager.default.isExecutableFile(atPath: exe) else {
-            throw ControlError("unavailable", "cannot start the service: \(exe) is missing (build the recordd product)")
+            throw ControlError(.unavailable, "cannot start the service: \(exe) is missing (build the recordd product)")
         }
         try? FileManager.default.createDirectory(atPath: paths.stateDirectory, withIntermediateDirectories: true)
         let logFD = open(paths.logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
@@ -41,7 +41,7 @@ enum ServiceConnection {
         process.standardOutput = logFD >= 0 ? FileHandle(fileDescriptor: logFD, closeOnDealloc: false) : FileHandle.nullDevice
         process.standardError = logFD >= 0 ? FileHandle(fileDescriptor: logFD, closeOnDealloc: false) : FileHandle.nullDevice
         do { try process.run() } catch {
-            throw ControlError("unavailable", "cannot start \(exe): \(error.localizedDescription)")
+            throw ControlError(.unavailable, "cannot start \(exe): \(error.localizedDescription)")
         }
         if logFD >= 0 { close(logFD) }
         return process

@@ -14,7 +14,7 @@ struct StatusCommand: ParsableCommand {
     var watch = false
 
     func run() throws {
-        let result = try serviceRequest("status")
+        let result = try serviceRequest(.status)
         guard let status = result.status else { throw ExitCode(ExitCodes.failed) }
         if json {
             let encoder = JSONEncoder()
@@ -70,17 +70,17 @@ struct ServiceCommand: ParsableCommand {
     func run() throws {
         switch action {
         case .start:
-            let result = try serviceRequest("hello")
+            let result = try serviceRequest(.hello)
             Console.out("recordd running, pid \(result.pid ?? 0), socket \(ServicePaths().socketPath)")
         case .stop:
             guard (try? ServiceConnection.connect(startIfNeeded: false)) != nil else {
                 Console.out("recordd is not running")
                 return
             }
-            _ = try serviceRequest("shutdown", startIfNeeded: false)
+            _ = try serviceRequest(.shutdown, startIfNeeded: false)
             Console.out("recordd stopped")
         case .status:
-            guard let client = try? ServiceConnection.connect(startIfNeeded: false), let hello = try? client.request("hello") else {
+            guard let client = try? ServiceConnection.connect(startIfNeeded: false), let hello = try? client.request(.hello) else {
                 Console.out("recordd is not running")
                 throw ExitCode(ExitCodes.unavailable)
             }

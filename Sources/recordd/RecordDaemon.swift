@@ -26,7 +26,7 @@ enum RecordDaemon {
             try server.bind()
         } catch {
             log(error.message)
-            exit(error.code == "busy" ? 0 : 69)
+            exit(error.code == .busy ? 0 : 69)
         }
         log("listening on \(paths.socketPath)")
         service.recoverInterruptedSessions()

@@ -1,3 +1,4 @@
+import RecordKitBuiltins
 import Foundation
 import RecordKit
 import RecordKitExtensions

@@ -1,3 +1,4 @@
+import RecordKitBuiltins
 import FileUploadExtension
 import Foundation
 import RecordKit

@@ -74,14 +74,20 @@ extension XCTSkip {
 /// A ``BroadcastContext`` that records what the handler tells it.
 final class RecordingContext: BroadcastContext, @unchecked Sendable {
     private let state = Mutex<(errors: [BroadcastError], info: [String: String])>(([], [:]))
-    let streams: Set<SampleBufferType>
+    let formats: [SampleBufferType: FormatDescription]
     let discarding: Bool
+    let workingDirectory: String? = nil
     private let ended = DispatchSemaphore(value: 0)
 
+    /// A context announcing `streams`: raw 640x480 BGR0 video and standard PCM audio.
     init(streams: Set<SampleBufferType> = [.video], discarding: Bool = false) {
-        self.streams = streams
+        self.formats = Dictionary(uniqueKeysWithValues: streams.map { type in
+            (type, type == .video ? FormatDescription.video(VideoFormat(width: 640, height: 480, pixelFormat: .bgr0)) : .audio(.standard))
+        })
         self.discarding = discarding
     }
+
+    var streams: Set<SampleBufferType> { Set(formats.keys) }
 
     func finishBroadcast(with error: BroadcastError) {
         state.withLock { $0.errors.append(error) }

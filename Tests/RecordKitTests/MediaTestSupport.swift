@@ -11,9 +11,17 @@ final class MediaTestContext: BroadcastContext {
         var discarding = false
     }
     private let state = Mutex(State())
-    let streams: Set<SampleBufferType>
+    let formats: [SampleBufferType: FormatDescription]
+    let workingDirectory: String?
 
-    init(streams: Set<SampleBufferType> = [.video, .audioApp, .audioMic]) { self.streams = streams }
+    /// A context announcing `streams` with the formats of ``SyntheticRecording``'s encoders.
+    init(streams: Set<SampleBufferType> = [.video, .audioApp, .audioMic], workingDirectory: String? = nil) {
+        let standard = SyntheticRecording.standardFormats
+        self.formats = Dictionary(uniqueKeysWithValues: streams.map { ($0, .encoded($0 == .video ? standard.video : standard.audio)) })
+        self.workingDirectory = workingDirectory
+    }
+
+    var streams: Set<SampleBufferType> { Set(formats.keys) }
 
     func finishBroadcast(with error: BroadcastError) { state.withLock { $0.errors.append(error) } }
     func publish(serviceInfo: [String: String]) { state.withLock { $0.serviceInfo.merge(serviceInfo) { $1 } } }
@@ -33,6 +41,14 @@ struct SyntheticRecording {
     static let width = 640
     static let height = 480
     static let frameRate = 30
+
+    /// The formats of the default video encoder (640x480, file settings) and of the AAC
+    /// encoder: what a context announces before any sample (encoders know them when opened).
+    static let standardFormats: (video: EncodedFormat, audio: EncodedFormat) = {
+        let video = try! VideoEncoder(settings: .fileDefault, inputWidth: width, inputHeight: height, frameRate: frameRate, id: "test-video")
+        let audio = try! AudioEncoder(settings: .standard, type: .audioApp, id: "test-app")
+        return (video.format, audio.format)
+    }()
 
     /// The samples in the order the encoders emitted them (each type in decode order).
     var samples: [SampleBuffer] = []

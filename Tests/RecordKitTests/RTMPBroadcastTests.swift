@@ -1,3 +1,5 @@
+import RecordKitBuiltins
+import RecordKitExtensions
 import CFFmpeg
 import FileUploadExtension
 import Foundation
@@ -49,7 +51,7 @@ final class RTMPBroadcastTests: XCTestCase {
         let snapshots = recorder.stop()
 
         XCTAssertEqual(recorder.state, .finished)
-        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.state, .finished, "\(rtmp)")
         XCTAssertEqual(rtmp.serviceInfo["state"], "finished")
         XCTAssertEqual(rtmp.serviceInfo["url"], "\(server.url)/****")
@@ -120,7 +122,7 @@ final class RTMPBroadcastTests: XCTestCase {
         XCTAssertEqual(states.last, "live", "live again: \(states)")
         XCTAssertTrue(states.allSatisfy { ["connecting", "live"].contains($0) || $0.hasPrefix("reconnecting (attempt ") }, "\(states)")
         XCTAssertNotNil(during["lastError"], "status says what broke: \(during)")
-        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.state, .finished, "\(rtmp)")
         assertNoSecret(key, in: rtmp, events: events)
 
@@ -167,7 +169,7 @@ final class RTMPBroadcastTests: XCTestCase {
         let events = EventLog()
         let recorder = Recorder(configuration: configuration, handlers: [
             HandlerRegistration(name: "file", handler: FileUploadHandler(options: FileOutputOptions(path: file))),
-            HandlerRegistration(name: "rtmp-1", handler: RTMPUploadHandler(options: options)),
+            HandlerRegistration(name: "rtmp", handler: RTMPUploadHandler(options: options)),
         ]) { events.append($0) }
         try recorder.start()
         var states: [String] = []
@@ -185,7 +187,7 @@ final class RTMPBroadcastTests: XCTestCase {
         XCTAssertEqual(recorder.state, .finished)
         XCTAssertTrue(states.contains("reconnecting (attempt 3)"), "\(states)")
         XCTAssertFalse(states.contains("reconnecting (attempt 4)"), "\(states)")
-        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.state, .failed)
         let message = rtmp.error ?? ""
         XCTAssertTrue(message.contains("lost the connection to \(server.url)/****") && message.contains("3 attempts")
@@ -308,7 +310,7 @@ final class RTMPBroadcastTests: XCTestCase {
         var failedAfter: Double?
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
-            if recorder.status.handlers.first(where: { $0.name == "rtmp-1" })?.state == .failed {
+            if recorder.status.handlers.first(where: { $0.name == "rtmp" })?.state == .failed {
                 failedAfter = Date().timeIntervalSince(started)
                 break
             }
@@ -321,14 +323,14 @@ final class RTMPBroadcastTests: XCTestCase {
         XCTAssertNotNil(failedAfter, "the RTMP handler did not fail within 5 s", file: fileName, line: line)
         XCTAssertLessThan(failedAfter ?? 99, 1.5, "the first connection is tried at once", file: fileName, line: line)
         XCTAssertEqual(recorder.state, .finished, "only the RTMP handler ended", file: fileName, line: line)
-        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp-1" })
+        let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.state, .failed, file: fileName, line: line)
         let message = rtmp.error ?? ""
         XCTAssertTrue(message.contains(says), "'\(message)' should say '\(says)'", file: fileName, line: line)
         XCTAssertTrue(message.contains(masked), "'\(message)' should show \(masked)", file: fileName, line: line)
         XCTAssertEqual(rtmp.serviceInfo["state"], "failed", file: fileName, line: line)
         XCTAssertEqual(rtmp.serviceInfo["url"], masked, file: fileName, line: line)
-        XCTAssertTrue(events.all.contains { $0.handler == "rtmp-1" && $0.reason.contains(says) },
+        XCTAssertTrue(events.all.contains { $0.handler == "rtmp" && $0.reason.contains(says) },
                       "an event says what happened: \(events.all.map(\.reason))", file: fileName, line: line)
         assertNoSecret(key, in: rtmp, events: events, file: fileName, line: line)
 
@@ -354,13 +356,14 @@ final class RTMPBroadcastTests: XCTestCase {
         let configuration = RecordingConfiguration(
             screen: ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 100, y: 100, width: 320, height: 240)),
                                                framesPerSecond: 30, showsCursor: false))
-        let handlers = HandlerFactory.registrations(file: FileOutputOptions(path: file), rtmp: rtmp)
-        XCTAssertEqual(handlers.map(\.name), ["file"] + rtmp.indices.map { "rtmp-\($0 + 1)" })
+        let requests = [ExtensionRequest(name: "file", setup: ["path": file])] + rtmp.map { ExtensionRequest(name: "rtmp", setup: ["url": $0]) }
+        let handlers = try! BuiltinExtensions.catalog().registrations(for: requests)
+        XCTAssertEqual(handlers.map(\.name), ["file"] + (rtmp.count == 1 ? ["rtmp"] : rtmp.indices.map { "rtmp-\($0 + 1)" }))
         return Recorder(configuration: configuration, handlers: handlers) { events.append($0) }
     }
 
     private func rtmpInfo(_ recorder: Recorder) -> [String: String]? {
-        recorder.status.handlers.first { $0.name == "rtmp-1" }?.serviceInfo
+        recorder.status.handlers.first { $0.name == "rtmp" }?.serviceInfo
     }
 
     /// Polls rtmp-1's service info every 20 ms until `predicate` holds (true) or `timeout`

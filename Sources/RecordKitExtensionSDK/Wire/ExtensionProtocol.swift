@@ -1,7 +1,8 @@
 /// Constants of the extension protocol (docs/EXTENSIONS.md, "Protocol").
 package enum ExtensionProtocol {
-    /// The protocol version this SDK and host speak.
-    package static let version = 1
+    /// The protocol version this SDK and host speak. 2: `started` carries every stream's format
+    /// (announced before it) and the working directory.
+    package static let version = 2
     /// The largest message either side may send, in bytes. Media never travels in messages.
     package static let maxMessageBytes = 65_536
     /// The environment variable that names the extension's end of the socket (always "3").

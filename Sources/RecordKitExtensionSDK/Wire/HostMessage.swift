@@ -9,8 +9,10 @@ package enum HostMessage: Sendable {
     case region(id: Int, size: Int, sysvID: Int32?)
     /// Announces the format samples with this `id` have.
     case format(id: Int, description: FormatDescription)
-    /// `broadcastStarted(setupInfo:context:)`.
-    case started(setup: [String: String], streams: [SampleBufferType])
+    /// `broadcastStarted(setupInfo:context:)`: the setup values, every stream the extension
+    /// will receive with the id of its format (each announced by a `format` message before),
+    /// and the handler's working directory, if it has one.
+    case started(setup: [String: String], formats: [SampleBufferType: Int], workingDirectory: String?)
     /// `processSampleBuffer(_:with:)`.
     case sample(SampleHeader)
     /// `broadcastPaused()`.
@@ -54,9 +56,12 @@ package enum HostMessage: Sendable {
             return .object(o)
         case .format(let id, let description):
             return ["type": "format", "format": .int(Int64(id)), "description": description.jsonValue]
-        case .started(let setup, let streams):
-            return ["type": "started", "setup": .object(setup.mapValues { .string($0) }),
-                    "streams": .array(streams.map { .string($0.rawValue) })]
+        case .started(let setup, let formats, let workingDirectory):
+            var o: [String: JSONValue] = [
+                "type": "started", "setup": .object(setup.mapValues { .string($0) }),
+                "streams": .object(Dictionary(uniqueKeysWithValues: formats.map { ($0.key.rawValue, JSONValue.int(Int64($0.value))) }))]
+            if let workingDirectory { o["workingDirectory"] = .string(workingDirectory) }
+            return .object(o)
         case .sample(let header): return header.jsonValue
         case .paused: return ["type": "paused"]
         case .resumed: return ["type": "resumed"]
@@ -88,11 +93,13 @@ package enum HostMessage: Sendable {
                 guard let s = v.string else { throw SchemaError("setup.\(k)", "expected a string") }
                 setup[k] = s
             }
-            let streams = try (o.members["streams"]?.array ?? []).map { v throws(SchemaError) -> SampleBufferType in
-                guard let t = v.string.flatMap(SampleBufferType.init(rawValue:)) else { throw SchemaError("streams", "unknown stream") }
-                return t
+            var formats: [SampleBufferType: Int] = [:]
+            for (k, v) in try o.object("streams")?.members ?? [:] {
+                guard let t = SampleBufferType(rawValue: k) else { throw SchemaError("streams.\(k)", "unknown stream") }
+                guard case .int(let id) = v, (0...Int64(Int32.max)).contains(id) else { throw SchemaError("streams.\(k)", "expected a format id") }
+                formats[t] = Int(id)
             }
-            self = .started(setup: setup, streams: streams)
+            self = .started(setup: setup, formats: formats, workingDirectory: try o.string("workingDirectory"))
         case "sample": self = .sample(try SampleHeader(o))
         case "paused": self = .paused
         case "resumed": self = .resumed

@@ -11,13 +11,23 @@ public struct BuiltinExtension: Sendable {
     /// Makes a handler from setup values already checked against the manifest; throws
     /// (``BroadcastError/Kind/invalidSetup``) for a value the types cannot rule out.
     public let makeHandler: @Sendable (SetupInfo) throws(BroadcastError) -> any BroadcastSampleHandler
+    /// Its recovery hook (``RecoverableBroadcastHandler/recover(workingDirectory:)``), if it has one.
+    public let recover: (@Sendable (String) throws(BroadcastError) -> [String])?
 
-    /// Describes a built-in extension whose manifest is the UTF-8 JSON `manifestJSON`.
-    public init(manifestJSON: [UInt8], target: String,
+    /// Describes a built-in extension whose manifest is the UTF-8 JSON `manifestJSON` and whose
+    /// handler, declared in Swift, wants `input`. A built-in's manifest carries no input: the
+    /// Swift type is the one source of truth, and listings show this value.
+    public init(manifestJSON: [UInt8], target: String, input: HandlerInput,
+                recover: (@Sendable (String) throws(BroadcastError) -> [String])? = nil,
                 makeHandler: @escaping @Sendable (SetupInfo) throws(BroadcastError) -> any BroadcastSampleHandler) {
         let label = "built-in manifest of \(target)"
-        self.manifest = Result { () throws(ManifestError) in try ExtensionManifest.parse(manifestJSON, file: label) }
+        self.manifest = Result { () throws(ManifestError) in
+            var manifest = try ExtensionManifest.parse(manifestJSON, file: label)
+            manifest.input = input
+            return manifest
+        }
         self.target = target
+        self.recover = recover
         self.makeHandler = makeHandler
     }
 }

@@ -43,8 +43,16 @@ final class ExtensionSession {
     /// `broadcastStarted`: throws the extension's refusal, or why it failed.
     func start(setup: SetupInfo, context: BroadcastContext) throws(BroadcastError) {
         self.context = context
-        let streams = SampleBufferType.allCases.filter { context.streams.contains($0) }
-        switch call(.started(setup: setup.values, streams: streams), timeoutMs: manifest.limits.lifecycleTimeoutMs, name: "broadcastStarted") {
+        // Every stream's format goes out before `started`, so the extension knows them all there.
+        var formats: [SampleBufferType: Int] = [:]
+        do throws(WireError) {
+            for (type, format) in context.formats { formats[type] = try formatID(format) }
+        } catch {
+            close()
+            throw BroadcastError(.internalError, "extension '\(manifest.name)': announcing the stream formats failed: \(error)")
+        }
+        switch call(.started(setup: setup.values, formats: formats, workingDirectory: context.workingDirectory),
+                    timeoutMs: manifest.limits.lifecycleTimeoutMs, name: "broadcastStarted") {
         case .done(nil):
             supervisor.attach(context)
         case .done(let refusal?):

@@ -34,9 +34,21 @@ extension ExtensionManifest {
         guard isValidVersion(version) else {
             throw SchemaError("version", "\"\(version)\" is not MAJOR.MINOR.PATCH (optionally followed by -suffix)")
         }
+        let entry = try entry(try ObjectReader(try o.required("entry"), path: "entry"))
+        // One source of truth for the input: a process's manifest declares it (the recorder needs
+        // it before the process runs); a built-in extension's Swift type does (its handler's `input`).
+        let input: HandlerInput
+        switch entry {
+        case .executable:
+            input = try HandlerInput(json: try o.required("input"), path: "input")
+        case .swiftTarget:
+            if (try? o.required("input")) != nil {
+                throw SchemaError("input", "a built-in extension declares its input in Swift (its handler's `input`), not in its manifest")
+            }
+            input = HandlerInput(video: .none)
+        }
         return ExtensionManifest(name: name, version: version, summary: try o.string("description"),
-                                 entry: try entry(try ObjectReader(try o.required("entry"), path: "entry")),
-                                 input: try HandlerInput(json: try o.required("input"), path: "input"),
+                                 entry: entry, input: input,
                                  setup: try setupKeys(try o.object("setup")),
                                  limits: try limits(try o.object("limits")))
     }

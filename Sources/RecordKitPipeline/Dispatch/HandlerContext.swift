@@ -1,17 +1,22 @@
 import RecordKit
 import Synchronization
 
-/// The `BroadcastContext` given to one handler: forwards to its runner and the recording.
+/// The `BroadcastContext` given to one handler: forwards to its runner, and carries what the
+/// recording knows at start (its streams' formats, its working directory).
 final class HandlerContext: BroadcastContext, @unchecked Sendable {
     private weak var runner: HandlerRunner?
     private let discarding: Atomic<Bool>
-    let streams: Set<SampleBufferType>
+    let formats: [SampleBufferType: FormatDescription]
+    let workingDirectory: String?
 
-    init(runner: HandlerRunner, streams: Set<SampleBufferType>) {
+    init(runner: HandlerRunner, formats: [SampleBufferType: FormatDescription], workingDirectory: String?) {
         self.runner = runner
-        self.streams = streams
+        self.formats = formats
+        self.workingDirectory = workingDirectory
         self.discarding = Atomic(false)
     }
+
+    var streams: Set<SampleBufferType> { Set(formats.keys) }
 
     func finishBroadcast(with error: BroadcastError) { runner?.end(with: error) }
 

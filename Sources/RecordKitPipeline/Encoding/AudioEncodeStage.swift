@@ -32,6 +32,9 @@ final class AudioEncodeStage: @unchecked Sendable {
         }
     }
 
+    /// The encoded stream's description (known from creation on).
+    var format: EncodedFormat { encoder.format }
+
     /// Drains the encoder; returns when done.
     func finish() {
         queue.sync {

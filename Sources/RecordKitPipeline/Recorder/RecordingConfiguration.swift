@@ -13,17 +13,21 @@ public struct RecordingConfiguration: Sendable {
     public var audioServer: String?
     /// Whether a missing audio server or source is an error (otherwise: video only, with a warning).
     public var requireAudio: Bool
+    /// When to pause by itself (the recorded window hidden or unfocused, the screen locked), or
+    /// nil never to watch.
+    public var pauseOnBackground: PauseOnBackgroundPolicy?
 
     /// Creates a configuration; by default the whole screen at 30 fps with the cursor, the
     /// default sink's monitor as app audio and the default source as microphone.
     public init(screen: ScreenCaptureConfiguration = ScreenCaptureConfiguration(),
                 appAudio: AudioSourceSelector? = .defaultSinkMonitor, micAudio: AudioSourceSelector? = .defaultSource,
-                audioServer: String? = nil, requireAudio: Bool = false) {
+                audioServer: String? = nil, requireAudio: Bool = false, pauseOnBackground: PauseOnBackgroundPolicy? = nil) {
         self.screen = screen
         self.appAudio = appAudio
         self.micAudio = micAudio
         self.audioServer = audioServer
         self.requireAudio = requireAudio
+        self.pauseOnBackground = pauseOnBackground
     }
 }
 
@@ -38,12 +42,16 @@ public struct HandlerRegistration: @unchecked Sendable {
 
     /// How many video samples may wait for this handler before further video is dropped for it.
     public var maxQueuedVideo: Int
+    /// The handler's ``BroadcastContext/workingDirectory`` (it must exist), or nil for none.
+    public var workingDirectory: String?
 
     /// Creates a registration.
-    public init(name: String, handler: any BroadcastSampleHandler, setupInfo: SetupInfo = SetupInfo(), maxQueuedVideo: Int = 60) {
+    public init(name: String, handler: any BroadcastSampleHandler, setupInfo: SetupInfo = SetupInfo(), maxQueuedVideo: Int = 60,
+                workingDirectory: String? = nil) {
         self.name = name
         self.handler = handler
         self.setupInfo = setupInfo
         self.maxQueuedVideo = maxQueuedVideo
+        self.workingDirectory = workingDirectory
     }
 }

@@ -1,0 +1,95 @@
+import RecordKit
+import RecordKitCapture
+import RecordKitMedia
+
+/// One encoder stage per distinct encoded route, opened before any handler starts, and the
+/// format of every route (encoded ones from their encoder, raw ones from the capture), so that
+/// each handler gets its streams' formats in `broadcastStarted`.
+struct EncoderSet {
+    /// The format of every route.
+    let formats: [SampleRoute: FormatDescription]
+    let videoStages: [VideoEncodeStage]
+    let audioStages: [AudioEncodeStage]
+    private let rawVideo: [SampleRoute]
+    private let rawAudio: [SampleRoute]
+    private let slot: DispatcherSlot
+    private let frameRate: Int
+
+    /// Opens an encoder for every encoded route in `routes`; their packets go to `slot`.
+    /// `lowDelay`: variable frame rate (issue 11), see ``VideoEncoder``.
+    static func open(routes: Set<SampleRoute>, capture: ScreenCapture, frameRate: Int, slot: DispatcherSlot, lowDelay: Bool = false,
+                     onRouteFailed: @escaping @Sendable (SampleRoute, String) -> Void) throws(RecorderError) -> EncoderSet {
+        var formats: [SampleRoute: FormatDescription] = [:]
+        var videoStages: [VideoEncodeStage] = []
+        var audioStages: [AudioEncodeStage] = []
+        var rawVideo: [SampleRoute] = []
+        var rawAudio: [SampleRoute] = []
+        var index = 0
+        for route in routes.sorted(by: { $0.description < $1.description }) {
+            index += 1
+            switch route {
+            case .video(.encoded(let settings)):
+                do {
+                    let stage = try VideoEncodeStage(
+                        settings: settings, width: capture.width, height: capture.height, frameRate: frameRate, id: "h264-\(index)",
+                        lowDelay: lowDelay,
+                        onPacket: { slot.push($0, on: route) }, onError: { onRouteFailed(route, $0.message) })
+                    videoStages.append(stage)
+                    formats[route] = .encoded(stage.format)
+                } catch { throw RecorderError(.failed, "cannot open the video encoder: \(error.message)") }
+            case .video(.raw(let pixelFormat)):
+                rawVideo.append(route)
+                formats[route] = .video(VideoFormat(width: capture.width, height: capture.height, pixelFormat: pixelFormat))
+            case .audio(let type, .encoded(let settings)):
+                do {
+                    let stage = try AudioEncodeStage(
+                        type: type, settings: settings, id: "aac-\(type.rawValue)-\(index)",
+                        onPacket: { slot.push($0, on: route) }, onError: { onRouteFailed(route, $0.message) })
+                    audioStages.append(stage)
+                    formats[route] = .encoded(stage.format)
+                } catch { throw RecorderError(.failed, "cannot open the audio encoder: \(error.message)") }
+            case .audio(_, .raw):
+                rawAudio.append(route)
+                formats[route] = .audio(.standard)
+            case .video(.none), .audio(_, .none):
+                break
+            }
+        }
+        return EncoderSet(formats: formats, videoStages: videoStages, audioStages: audioStages, rawVideo: rawVideo,
+                          rawAudio: rawAudio, slot: slot, frameRate: frameRate)
+    }
+
+    /// Where captured frames go, for the video routes in `wanted`.
+    func videoSinks(for wanted: Set<SampleRoute>) -> [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void] {
+        var sinks: [@Sendable (CapturedFrame, Int64, Int64) -> Void] = []
+        for stage in videoStages where wanted.contains(stage.route) {
+            sinks.append { frame, _, slotNs in stage.submit(frame, slotNs: slotNs) }
+        }
+        let frameDuration = MediaTime(value: 1, timescale: Int32(frameRate))
+        for route in rawVideo where wanted.contains(route) {
+            guard let format = formats[route] else { continue }
+            let slot = self.slot
+            sinks.append { frame, broadcastNs, _ in
+                let sample = SampleBuffer(type: .video, presentationTime: .nanoseconds(broadcastNs), duration: frameDuration,
+                                          formatDescription: format,
+                                          payload: .pixels(PixelData(buffer: frame.pixels, planeOffsets: [0], bytesPerRow: [frame.bytesPerRow])),
+                                          frameInfo: frame.frameInfo)
+                slot.push(sample, on: route)
+            }
+        }
+        return sinks
+    }
+
+    /// Where finished PCM blocks of each audio type go, for the audio routes in `wanted`.
+    func audioSinks(for wanted: Set<SampleRoute>) -> [SampleBufferType: [@Sendable (SampleBuffer) -> Void]] {
+        var sinks: [SampleBufferType: [@Sendable (SampleBuffer) -> Void]] = [:]
+        for stage in audioStages where wanted.contains(stage.route) {
+            sinks[stage.route.type, default: []].append { stage.submit($0) }
+        }
+        let slot = self.slot
+        for route in rawAudio where wanted.contains(route) {
+            sinks[route.type, default: []].append { slot.push($0, on: route) }
+        }
+        return sinks
+    }
+}

@@ -1,0 +1,19 @@
+/// One state transition, with why it happened.
+public struct RecorderEvent: Sendable, Codable {
+    /// The state entered (for handler events, the state the recording is in).
+    public var state: RecorderState
+    /// Why: "user", "window hidden", "handler 'file' failed: …", ….
+    public var reason: String
+    /// Broadcast time of the event, in seconds.
+    public var time: Double
+    /// The handler concerned, for handler events.
+    public var handler: String?
+
+    /// Creates an event.
+    public init(state: RecorderState, reason: String, time: Double, handler: String? = nil) {
+        self.state = state
+        self.reason = reason
+        self.time = time
+        self.handler = handler
+    }
+}

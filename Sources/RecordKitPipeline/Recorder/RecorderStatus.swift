@@ -1,0 +1,57 @@
+/// Capture counters for status output.
+public struct CaptureStatus: Sendable, Codable {
+    /// Frames grabbed from the X server.
+    public var framesCaptured: Int64 = 0
+    /// Frames lost because every pooled buffer was still in use, or the encoder was behind.
+    public var framesDropped: Int64 = 0
+    /// Capture ticks missed because the capture thread woke late.
+    public var lateTicks: Int64 = 0
+    /// Frames per second actually captured, averaged since start.
+    public var fps: Double = 0
+    /// Output frame size.
+    public var width: Int = 0
+    /// Output frame size.
+    public var height: Int = 0
+    /// Audio tracks recorded (`audioApp`, `audioMic`).
+    public var audioTracks: [String] = []
+    /// Measured audio/video offset per audio track in milliseconds: how far the track's samples
+    /// sit from where their capture timestamps (on the video's clock) put them, smoothed;
+    /// positive means audio late. Offsets beyond 5 ms are corrected as they build up.
+    public var audioOffsetMs: [String: Double] = [:]
+    /// Damage-driven capture counters (grabs, conversions, damaged area); nil before capture starts.
+    public var damage: DamageStatus?
+}
+
+/// A snapshot of a recording, as `recordctl status` shows it.
+public struct RecorderStatus: Sendable, Codable {
+    /// The lifecycle state.
+    public var state: RecorderState
+    /// Why the recording is paused, when it is: "user", or what sent it to the background
+    /// ("window minimized", "screen locked").
+    public var pauseReason: String?
+    /// Recorded (broadcast) time in seconds: wall time minus paused time.
+    public var recordedSeconds: Double
+    /// Paused time in seconds.
+    public var pausedSeconds: Double
+    /// Capture counters.
+    public var capture: CaptureStatus
+    /// Every handler.
+    public var handlers: [HandlerSnapshot]
+    /// Warnings raised while starting (e.g. "no PulseAudio server: recording video only").
+    public var warnings: [String]
+    /// How many video encoders run (one per distinct setting).
+    public var videoEncoders: Int
+
+    /// Creates a snapshot.
+    public init(state: RecorderState, pauseReason: String?, recordedSeconds: Double, pausedSeconds: Double,
+                capture: CaptureStatus, handlers: [HandlerSnapshot], warnings: [String], videoEncoders: Int) {
+        self.state = state
+        self.pauseReason = pauseReason
+        self.recordedSeconds = recordedSeconds
+        self.pausedSeconds = pausedSeconds
+        self.capture = capture
+        self.handlers = handlers
+        self.warnings = warnings
+        self.videoEncoders = videoEncoders
+    }
+}

@@ -1,0 +1,108 @@
+import Dispatch
+import RecordKit
+import RecordKitCapture
+import RecordKitMedia
+import Synchronization
+
+/// Builds a ``RecordingGraph`` in the order that lets every handler know its streams' formats
+/// when it starts: capture and audio first (which streams exist), then one encoder per distinct
+/// route (their formats, global headers included), then each handler's
+/// `broadcastStarted` with those formats, then the dispatcher. Whatever was opened is closed
+/// again when a step fails.
+struct RecordingGraphBuilder {
+    let configuration: RecordingConfiguration
+    let registrations: [HandlerRegistration]
+    let timeline: Timeline
+    /// Called for a non-fatal problem (an audio source missing, a handler refusing).
+    let warn: (String) -> Void
+    /// Called when a handler ends with an error while recording.
+    let onHandlerEnded: @Sendable (HandlerRunner, BroadcastError) -> Void
+    /// Called when an encoder fails: every handler of its route is ended.
+    let onRouteFailed: @Sendable (SampleRoute, String) -> Void
+
+    /// Opens and wires every part; throws without leaving anything running.
+    func build() throws(RecorderError) -> RecordingGraph {
+        let capture: ScreenCapture
+        do throws(CaptureError) { capture = try ScreenCapture(configuration: configuration.screen) } catch { throw error.recorderError }
+        let audio = AudioSources.open(configuration, warn: warn)
+        var keep = false
+        defer {
+            if !keep {
+                capture.stop()
+                audio.close()
+            }
+        }
+        let audioTypes = try audio.types()
+        var available: Set<SampleBufferType> = [.video]
+        available.formUnion(audioTypes)
+        if !audioTypes.isEmpty { available.insert(.audioMixed) }
+
+        // Routes per handler, with video encodes shared where a handler allows it.
+        let inputs = VideoEncodeSharing.apply(to: registrations.map(\.handler.input))
+        let routesPerHandler = inputs.map { SampleRoute.routes(for: $0, available: available) }
+
+        // One encoder per distinct route, opened now so that handlers learn their formats at start.
+        let slot = DispatcherSlot()
+        let encoders = try EncoderSet.open(routes: Set(routesPerHandler.flatMap { $0 }), capture: capture,
+                                           frameRate: configuration.screen.framesPerSecond, slot: slot,
+                                           lowDelay: configuration.screen.frameRateMode == .variable, onRouteFailed: onRouteFailed)
+
+        var runners: [HandlerRunner] = []
+        var contexts: [HandlerContext] = []
+        var refusals: [(name: String, error: BroadcastError)] = []
+        for (registration, routes) in zip(registrations, routesPerHandler) {
+            let runner = HandlerRunner(name: registration.name, handler: registration.handler, routes: Set(routes),
+                                       limits: HandlerRunner.Limits(video: registration.maxQueuedVideo), onEnded: onHandlerEnded)
+            var formats: [SampleBufferType: FormatDescription] = [:]
+            for route in routes { formats[route.type] = encoders.formats[route] }
+            let context = HandlerContext(runner: runner, formats: formats, workingDirectory: registration.workingDirectory)
+            do {
+                try runner.start(setupInfo: registration.setupInfo, context: context)
+                runners.append(runner)
+                contexts.append(context)
+            } catch {
+                refusals.append((registration.name, error as? BroadcastError ?? BroadcastError(.internalError, "\(error)")))
+            }
+        }
+        // The user asked for every one of these outputs: one that refuses (a bad path, a
+        // malformed URL) stops the start, and those that accepted delete what they opened.
+        if let refusal = refusals.first {
+            for context in contexts { context.markDiscarding() }
+            let group = DispatchGroup()
+            for runner in runners {
+                group.enter()
+                runner.finish { group.leave() }
+            }
+            group.wait()
+            let kind: RecorderError.Kind = refusal.error.kind == .outputFailed ? .cannotCreateOutput
+                : refusal.error.kind == .invalidSetup ? .badArgument : .failed
+            throw RecorderError(kind, refusals.map { "\($0.name): \($0.error.message)" }.joined(separator: "; "))
+        }
+        guard !runners.isEmpty else { throw RecorderError(.badArgument, "no handler to record into") }
+
+        let dispatcher = Dispatcher(runners: runners)
+        slot.connect(dispatcher)
+        let wanted = dispatcher.routes
+        let audioGraph = AudioGraph(timeline: timeline, tracks: audioTypes, sinks: encoders.audioSinks(for: wanted))
+        audio.deliver(to: audioGraph)
+        keep = true
+        return RecordingGraph(capture: capture, audioConnection: audio.connection, audioStreams: audio.streams,
+                              audioTracks: audioTypes, audioGraph: audioGraph,
+                              videoStages: encoders.videoStages.filter { wanted.contains($0.route) },
+                              audioStages: encoders.audioStages.filter { wanted.contains($0.route) },
+                              dispatcher: dispatcher, contexts: contexts, videoSinks: encoders.videoSinks(for: wanted))
+    }
+}
+
+/// Lets encoder stages, opened before the dispatcher exists, hand their packets to it.
+/// Written once, before capture starts; every read happens after (capture's thread start and
+/// the encoder queues order them).
+final class DispatcherSlot: @unchecked Sendable {
+    private var dispatcher: Dispatcher?
+
+    /// Connects the dispatcher; called once before capture starts.
+    func connect(_ dispatcher: Dispatcher) { self.dispatcher = dispatcher }
+
+    /// Hands `sample` of `route` to the dispatcher.
+    func push(_ sample: SampleBuffer, on route: SampleRoute) { dispatcher?.push(sample, on: route) }
+}

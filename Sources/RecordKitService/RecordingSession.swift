@@ -1,0 +1,83 @@
+import RecordKit
+import RecordKitBuiltins
+import RecordKitExtensions
+import RecordKitPipeline
+
+/// The recorder's lifecycle state, as the service and the command line name it.
+public typealias RecordingState = RecorderState
+/// A snapshot of a recording.
+public typealias RecordingStatus = RecorderStatus
+/// One lifecycle event of a recording.
+public typealias RecordingEvent = RecorderEvent
+/// A snapshot of one handler.
+public typealias HandlerReport = HandlerSnapshot
+/// Why a recording could not start or failed.
+public typealias RecordingError = RecorderError
+
+/// One recording described by ``StartArguments``, built the same way for `recordd` and for
+/// `recordctl record`: the capture configuration from the arguments, and every handler (the
+/// file, each RTMP endpoint, each `--extension`) requested by name from the one extension
+/// catalog, so neither the service nor the command line knows a concrete handler.
+///
+/// Threading: as ``Recorder``: any thread; lifecycle calls are serialized by the recorder.
+public final class RecordingSession: Sendable {
+    private let recorder: Recorder
+    /// The handlers, as the journal records them: registration name, extension name, working directory.
+    public let handlers: [SessionJournal.Handler]
+
+    /// Builds the recording; nothing runs before ``start()``. With `workingDirectory`, every
+    /// handler gets a directory of its own under it (`<dir>/<handler>`), which a later recovery
+    /// hands back to its extension. Throws `bad_argument` for malformed arguments, an unknown
+    /// or broken extension, or a bad setup value.
+    public init(arguments: StartArguments, workingDirectory: String? = nil,
+                onEvent: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) throws(ControlError) {
+        let configuration = try arguments.recordingConfiguration()
+        let requests = arguments.extensionRequests()
+        guard !requests.isEmpty else {
+            throw ControlError(.badArgument, "nothing to record into: --no-file needs --rtmp or --extension")
+        }
+        let registrations: [HandlerRegistration]
+        do throws(ExtensionError) {
+            registrations = try BuiltinExtensions.catalog(extensionsDirectories: arguments.extensionsDirs)
+                .registrations(for: requests, workingDirectories: workingDirectory)
+        } catch {
+            throw ControlError(.badArgument, error.message)
+        }
+        self.handlers = zip(requests, registrations).map { request, registration in
+            SessionJournal.Handler(name: registration.name, extension: request.name, directory: registration.workingDirectory)
+        }
+        self.recorder = Recorder(configuration: configuration, handlers: registrations, onEvent: onEvent)
+    }
+
+    /// Starts recording (see ``Recorder/start()``); returns once capture runs.
+    public func start() throws(ControlError) {
+        do throws(RecorderError) { try recorder.start() } catch { throw error.controlError }
+    }
+
+    /// Blocks until the first frame was captured (or `timeout` seconds passed); true if it was.
+    public func waitForFirstFrame(timeout: Double) -> Bool { recorder.waitForFirstFrame(timeout: timeout) }
+
+    /// Pauses at the user's request.
+    public func pause() throws(ControlError) {
+        do throws(RecorderError) { try recorder.pause(reason: "user") } catch { throw error.controlError }
+    }
+
+    /// Resumes; refused while the background holds the pause.
+    public func resume() throws(ControlError) {
+        do throws(RecorderError) { try recorder.resume(reason: "user") } catch { throw error.controlError }
+    }
+
+    /// Stops and finalizes every handler; returns their reports.
+    @discardableResult
+    public func stop(reason: String = "user") -> [HandlerReport] { recorder.stop(reason: reason) }
+
+    /// Stops and deletes everything the handlers wrote; returns their reports.
+    @discardableResult
+    public func discard() -> [HandlerReport] { recorder.discard(reason: "user") }
+
+    /// The current state.
+    public var state: RecordingState { recorder.state }
+
+    /// A snapshot (never waits for a lifecycle change).
+    public var status: RecordingStatus { recorder.status }
+}
