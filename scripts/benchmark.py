@@ -376,52 +376,52 @@ def main():
     content = None
     results = []
     try:
-      for case in cases:
-        content = Content(case, env, args, logdir)
-        for rnd in range(1, args.rounds + 1):
-            for name in recorders:
-                out = os.path.join(out_dir, f"{case}-{name}-r{rnd}.mp4")
-                if os.path.exists(out):
-                    os.unlink(out)
-                progress = os.path.join(logdir, f"{case}-{name}-r{rnd}.progress")
-                if name.startswith("ours"):
-                    cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
-                           "--output", out]
-                    if name != "ours":
-                        cmd += ["--frame-rate-mode", name.split("-", 1)[1]]
-                else:
-                    cmd = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-                           "-progress", progress,
-                           "-f", "x11grab", "-framerate", str(args.fps), "-video_size", args.size,
-                           "-i", env["DISPLAY"],
-                           "-f", "pulse", "-i", "app_sink.monitor", "-f", "pulse", "-i", "mic_sink.monitor",
-                           "-map", "0", "-map", "1", "-map", "2",
-                           "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
-                           "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
-                log(f"{case}, round {rnd}/{args.rounds}: {name}: {shlex.join(cmd)}")
-                m = run_recorder(f"{case}-{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
-                m.update(probe(out, env))
-                m["distinct_frames"] = distinct_frames(out, env)
-                if name == "ffmpeg":
-                    m.update(ffmpeg_progress(progress))
-                expected = args.fps * args.duration
-                secs = m["video_s"] or None
-                m.update({
-                    "case": case, "recorder": name, "round": rnd, "expected_frames": expected,
-                    "dropped": expected - m["frames"],
-                    "cpu_per_s": m["cpu_s"] / secs if secs else None,
-                    "x_cpu_per_s": m["x_cpu_s"] / secs if secs and m["x_cpu_s"] is not None else None,
-                })
-                m["total_cpu_per_s"] = (m["cpu_per_s"] + m["x_cpu_per_s"]
-                                        if m["cpu_per_s"] is not None and m["x_cpu_per_s"] is not None else None)
-                log(f"  exit {m['exit']}, {m['frames']}/{expected} frames, "
-                    f"{fmt(m['cpu_per_s'], '.3f')} CPU-s/s, peak {m['peak_rss_mb']:.0f} MB, "
-                    f"X {fmt(m['x_cpu_per_s'], '.3f')} CPU-s/s")
-                if not args.keep and os.path.exists(out):
-                    os.unlink(out)
-                results.append(m)
-        content.stop()
-        content = None
+        for case in cases:
+            content = Content(case, env, args, logdir)
+            for rnd in range(1, args.rounds + 1):
+                for name in recorders:
+                    out = os.path.join(out_dir, f"{case}-{name}-r{rnd}.mp4")
+                    if os.path.exists(out):
+                        os.unlink(out)
+                    progress = os.path.join(logdir, f"{case}-{name}-r{rnd}.progress")
+                    if name.startswith("ours"):
+                        cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
+                               "--output", out]
+                        if name != "ours":
+                            cmd += ["--frame-rate-mode", name.split("-", 1)[1]]
+                    else:
+                        cmd = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+                               "-progress", progress,
+                               "-f", "x11grab", "-framerate", str(args.fps), "-video_size", args.size,
+                               "-i", env["DISPLAY"],
+                               "-f", "pulse", "-i", "app_sink.monitor", "-f", "pulse", "-i", "mic_sink.monitor",
+                               "-map", "0", "-map", "1", "-map", "2",
+                               "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
+                               "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
+                    log(f"{case}, round {rnd}/{args.rounds}: {name}: {shlex.join(cmd)}")
+                    m = run_recorder(f"{case}-{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
+                    m.update(probe(out, env))
+                    m["distinct_frames"] = distinct_frames(out, env)
+                    if name == "ffmpeg":
+                        m.update(ffmpeg_progress(progress))
+                    expected = args.fps * args.duration
+                    secs = m["video_s"] or None
+                    m.update({
+                        "case": case, "recorder": name, "round": rnd, "expected_frames": expected,
+                        "dropped": expected - m["frames"],
+                        "cpu_per_s": m["cpu_s"] / secs if secs else None,
+                        "x_cpu_per_s": m["x_cpu_s"] / secs if secs and m["x_cpu_s"] is not None else None,
+                    })
+                    m["total_cpu_per_s"] = (m["cpu_per_s"] + m["x_cpu_per_s"]
+                                            if m["cpu_per_s"] is not None and m["x_cpu_per_s"] is not None else None)
+                    log(f"  exit {m['exit']}, {m['frames']}/{expected} frames, "
+                        f"{fmt(m['cpu_per_s'], '.3f')} CPU-s/s, peak {m['peak_rss_mb']:.0f} MB, "
+                        f"X {fmt(m['x_cpu_per_s'], '.3f')} CPU-s/s")
+                    if not args.keep and os.path.exists(out):
+                        os.unlink(out)
+                    results.append(m)
+            content.stop()
+            content = None
     finally:
         if content is not None:
             content.stop()
