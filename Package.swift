@@ -16,6 +16,9 @@ let package = Package(
     dependencies: [
         // Declarative command line (one type per verb), as STYLE.md recommends.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The SDK reference (`swift package generate-documentation --target RecordKit`, scripts/docs.sh):
+        // Apple's own DocC plugin; nothing links against it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -88,6 +91,12 @@ let package = Package(
         // Test support: an extension that misbehaves on purpose (crash, hang, memory, garbage) or logs its calls.
         .executableTarget(name: "rk-test-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"],
                           path: "Tests/Fixtures/extensions/rk-test-extension"),
+
+        // MARK: Fuzz targets (issue 13): scripts/fuzz.sh builds them with libFuzzer
+        // (-sanitize=fuzzer -parse-as-library -DRK_FUZZ); a plain build makes each a replayer of
+        // its corpus (Tests/Fuzz/corpus), so they always compile.
+        .executableTarget(name: "rk-fuzz-control", dependencies: ["RecordKitService"], path: "Tests/Fuzz/control"),
+        .executableTarget(name: "rk-fuzz-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"], path: "Tests/Fuzz/extension"),
 
         // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",

@@ -9,6 +9,7 @@
 # The rig is stopped at the end unless it was already running before (someone else's) or
 # RK_KEEP_RIG=1. Concurrent runs on one rig dir wait for each other (a lock in the rig dir).
 # Environment: RK_RIG_DIR (default ./rig-run), RK_KEEP_RIG=1 (leave the rig running afterwards),
+# RK_FUZZ_SECONDS (scripts/fuzz.sh, run after a full test run: seconds per parser, default 30, 0 skips),
 # RK_SCRATCH_PATH (a SwiftPM --scratch-path), RECORDCTL / RK_TESTWINDOW (binaries to test;
 # default: the ones this build produced), RK_E2E_VERBOSE=1 (print measured colours and tones).
 # A failing end-to-end test keeps its files in $RK_RIG_DIR/e2e/<test>-<id>/ and prints the path.
@@ -61,4 +62,12 @@ export RK_TESTWINDOW=${RK_TESTWINDOW:-$BIN/rk-testwindow}
 status=0
 swift test "${SCRATCH[@]}" "$@" 8>&- || status=$?
 echo "test: swift test exited with status $status" >&2
+# The protocol parsers under libFuzzer, 30 s each (issue 13); only for a full run (no --filter).
+# RK_FUZZ_SECONDS=0 skips it.
+if [ $# = 0 ]; then
+  fuzz_status=0
+  bash scripts/fuzz.sh 8>&- || fuzz_status=$?
+  echo "test: scripts/fuzz.sh exited with status $fuzz_status" >&2
+  [ "$status" = 0 ] && status=$fuzz_status
+fi
 exit "$status"

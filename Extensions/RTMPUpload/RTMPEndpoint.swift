@@ -143,8 +143,8 @@ public struct RTMPEndpoint: Sendable, Hashable, CustomStringConvertible {
             if nonEmpty.count == 1, components.last?.isEmpty == false {
                 throw BroadcastError(.invalidSetup, "the RTMP URL \(shownHost)/**** has no stream key (or no application): \(expected)")
             }
-            let app = nonEmpty.joined(separator: "/")
-            throw BroadcastError(.invalidSetup, "the RTMP URL \(shownHost)/\(app)/ has no stream key: \(expected)")
+            // A trailing slash: the last non-empty component may well be the key; show none of it.
+            throw BroadcastError(.invalidSetup, "the RTMP URL \(shownHost)/****/ ends with '/' and so has no stream key: \(expected)")
         }
         guard components.dropLast().allSatisfy({ !$0.isEmpty }) else {
             throw BroadcastError(.invalidSetup, "the RTMP URL \(shownHost)/… has an empty path component ('//'): \(expected)")

@@ -27,13 +27,14 @@ import RecordKitMedia
 final class RTMPSender: @unchecked Sendable {
     /// The connection's state, as `state` in the service info shows it.
     enum Phase: Equatable, Sendable {
-        case connecting, live, reconnecting(attempt: Int), failed, finished
+        case connecting, live, reconnecting(attempt: Int), gaveUp, failed, finished
 
         var text: String {
             switch self {
             case .connecting: return "connecting"
             case .live: return "live"
             case .reconnecting(let attempt): return "reconnecting (attempt \(attempt))"
+            case .gaveUp: return "gave up"
             case .failed: return "failed"
             case .finished: return "finished"
             }
@@ -164,6 +165,7 @@ final class RTMPSender: @unchecked Sendable {
                 session = stream(over: output) {
                     everLive = true
                     attempt = 0
+                    lastError = nil  // live again: what broke the last connection is history
                 }
             }
             // Stopped, or cut short by an abort (discarded, or the finish timeout passed).
@@ -173,6 +175,7 @@ final class RTMPSender: @unchecked Sendable {
             if stopRequested(.drain) { return end(.finished) }
             if attempt == 0 { lostAt = Self.now() }
             if attempt >= options.reconnect.maxAttempts {
+                setPhase(.gaveUp)
                 return fail(failure.gaveUpError(endpoint, attempts: attempt, seconds: Self.now() - lostAt))
             }
             attempt += 1
@@ -345,7 +348,7 @@ final class RTMPSender: @unchecked Sendable {
         accepting = false
         queue.dropAll()
         condition.unlock()
-        setPhase(.failed)
+        if phase != .gaveUp { setPhase(.failed) }
         context.finishBroadcast(with: error)
     }
 
@@ -383,7 +386,7 @@ final class RTMPSender: @unchecked Sendable {
         condition.unlock()
         var info = ["url": endpoint.masked, "state": phase.text, "bytesSent": String(bytesSent),
                     "bitrateKbps": String(bitrateKbps), "dropped": String(dropped)]
-        if let lastError { info["lastError"] = lastError }
+        info["lastError"] = lastError ?? ""  // empty: removed from the status (live again)
         context.publish(serviceInfo: info)
     }
 

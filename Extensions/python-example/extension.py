@@ -17,7 +17,7 @@ import os
 import socket
 import sys
 
-PROTOCOL = 1
+PROTOCOL = 2
 MAX_MESSAGE = 65536
 
 
@@ -50,9 +50,12 @@ class Extension:
             self.log.write(json.dumps(record, separators=(",", ":")) + "\n")
 
     def started(self, setup, streams):
+        # streams: every stream this extension receives, with the id of its format (announced
+        # before "started"), so the formats are known before any sample.
         path = os.path.abspath(setup.get("log") or "python-example.jsonl")
         self.log = open(path, "w", buffering=1)
-        self.write({"call": "started", "setup": setup, "streams": streams})
+        self.write({"call": "started", "setup": setup, "streams": sorted(streams),
+                    "formats": {name: self.formats[fid]["kind"] for name, fid in streams.items()}})
         self.send({"type": "publish", "info": {"path": path}})
 
     def sample(self, m):
@@ -75,7 +78,7 @@ class Extension:
     def run(self):
         hello, _ = self.receive()
         if not hello or hello.get("type") != "hello" or PROTOCOL not in hello.get("protocols", []):
-            print("python-example: the host does not speak protocol 1", file=sys.stderr)
+            print("python-example: the host does not speak protocol 2", file=sys.stderr)
             return 70
         self.send({"type": "hello", "protocol": PROTOCOL, "features": []})
         while True:

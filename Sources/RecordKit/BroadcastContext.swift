@@ -15,7 +15,9 @@ public protocol BroadcastContext: Sendable {
 
     /// Publishes information about the broadcast (for example `"path"` of the file written, or
     /// `"state"` of a network connection), merged into what was published before. Shown by
-    /// `recordctl status`; never put secrets here. ReplayKit's spelling is ``updateServiceInfo(_:)``.
+    /// `recordctl status`; never put secrets here. A key published with an empty value is removed
+    /// (an error that no longer holds); each change of `"state"` is also an event.
+    /// ReplayKit's spelling is ``updateServiceInfo(_:)``.
     func publish(serviceInfo: [String: String])
 
     /// The sample types this handler will receive in this broadcast: those its

@@ -4,20 +4,18 @@ import RecordKitPipeline
 
 extension ExtensionCatalog {
     /// The handler registrations for `requests`, in order, with every setup value checked
-    /// against its manifest. An extension requested once is registered under its name; one
-    /// requested several times as `name-1`, `name-2`, …. With `workingDirectories`, each handler
+    /// against its manifest. The first request of an extension is registered under its name,
+    /// later ones as `name-2`, `name-3`, …. With `workingDirectories`, each handler
     /// gets its own directory under it, named as the registration (created 0700). Nothing is
     /// started: a failure here means the recording must not start (unknown extension, broken
     /// extension, bad setup).
     public func registrations(for requests: [ExtensionRequest], workingDirectories: String? = nil) throws(ExtensionError) -> [HandlerRegistration] {
-        var counts: [String: Int] = [:]
-        for request in requests { counts[request.name, default: 0] += 1 }
         var seen: [String: Int] = [:]
         var result: [HandlerRegistration] = []
         for request in requests {
             var registration = try registration(for: request)
             seen[request.name, default: 0] += 1
-            if counts[request.name, default: 0] > 1 { registration.name = "\(request.name)-\(seen[request.name]!)" }
+            if let n = seen[request.name], n > 1 { registration.name = "\(request.name)-\(n)" }
             if let workingDirectories {
                 let directory = workingDirectories + "/" + registration.name
                 do {

@@ -3,15 +3,28 @@ import Foundation
 import Glibc
 
 /// A connection from `recordctl` to `recordd`.
+///
+/// Nothing is sent before the service is known to be this user's: the runtime directory must
+/// be safe (``ServicePaths/checkRuntimeDirectory()``) and the process at the other end of the
+/// socket must run as this user (`SO_PEERCRED`), so a socket planted by another local user
+/// never receives a request (and a stream key in it).
 public final class ControlClient {
     private let connection: LineConnection
     private var nextID = 0
 
-    /// Connects to the service at `paths.socketPath`; throws when none answers.
+    /// Connects to the service at `paths.socketPath`; throws `unavailable` when none answers
+    /// and `permission_denied` when the directory or the peer is not this user's.
     public init(paths: ServicePaths) throws(ControlError) {
+        try paths.checkRuntimeDirectory()
         let fd = cshim_unix_connect(paths.socketPath)
         guard fd >= 0 else {
             throw ControlError(.unavailable, "no recordd answers on \(paths.socketPath): \(String(cString: strerror(errno)))")
+        }
+        let peer = PeerCredentials.peerUID(of: fd)
+        guard PeerCredentials.isAllowed(peerUID: peer, serviceUID: getuid()) else {
+            Glibc.close(fd)
+            throw ControlError(.permissionDenied, "the process listening on \(paths.socketPath) runs as "
+                               + (peer.map { "uid \($0)" } ?? "an unknown user") + ", not as you (uid \(getuid())); nothing was sent to it")
         }
         connection = LineConnection(fd: fd)
     }

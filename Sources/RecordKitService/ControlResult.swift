@@ -10,6 +10,8 @@ public struct ControlResult: Codable, Sendable {
     public var state: String?
     /// `stop`: where each handler's result is (file paths, endpoints with the key masked).
     public var outputs: [String]?
+    /// `stop`: `"handler (url): error"` for each handler that failed (an endpoint that gave up).
+    public var failures: [String]?
     /// `discard`: every artifact deleted.
     public var removed: [String]?
     /// `status`: the report.

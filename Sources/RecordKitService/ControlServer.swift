@@ -50,7 +50,7 @@ public final class ControlServer: Sendable {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
-            let connection = LineConnection(fd: fd)
+            let connection = LineConnection(fd: fd, redactsSecrets: true)
             let handle = self.handle
             Thread.detachNewThread { Self.serveClient(connection, handle: handle) }
         }
@@ -70,6 +70,7 @@ public final class ControlServer: Sendable {
         defer { connection.close() }
         guard PeerCredentials.isAllowed(peerUID: PeerCredentials.peerUID(of: connection.fd), serviceUID: getuid()) else {
             connection.send(ControlReply.failure(nil, ControlError(.permissionDenied, "this service belongs to another user")))
+            connection.lingerAfterRefusal()  // so the refusal is read, not lost to a reset
             return
         }
         while true {
@@ -79,13 +80,11 @@ public final class ControlServer: Sendable {
             case .tooLarge:
                 connection.send(ControlReply.failure(nil, ControlError(.tooLarge, "request longer than \(ControlProtocol.maxLineBytes) bytes")))
             case .line(let bytes):
-                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
-                let request: ControlRequest
-                switch RequestDecoding.decode(bytes) {
-                case .request(let r): request = r
-                case .refused(let reply): connection.send(reply); continue
+                switch ControlRequestParser.parse(bytes) {
+                case .blank: continue
+                case .rejected(let reply): connection.send(reply)
+                case .request(let request): if let reply = handle(request, connection) { connection.send(reply) }
                 }
-                if let reply = handle(request, connection) { connection.send(reply) }
             }
         }
     }

@@ -21,10 +21,15 @@ public final class LineConnection: Sendable {
     private let buffer = Mutex<[UInt8]>([])
     private let writeLock = Mutex<Bool>(false)  // true once closed
 
+    /// Whether every line written is passed through ``SecretRedactor`` (the service's side:
+    /// no reply, status or event ever carries a stream key).
+    public let redactsSecrets: Bool
+
     /// Wraps a connected socket.
-    public init(fd: Int32, maxLine: Int = ControlProtocol.maxLineBytes) {
+    public init(fd: Int32, maxLine: Int = ControlProtocol.maxLineBytes, redactsSecrets: Bool = false) {
         self.fd = fd
         self.maxLine = maxLine
+        self.redactsSecrets = redactsSecrets
     }
 
     /// Reads the next line (blocking).
@@ -73,6 +78,7 @@ public final class LineConnection: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return false }
+        if redactsSecrets { return writeLine(Array(SecretRedactor.redact(String(decoding: data, as: UTF8.self)).utf8)) }
         return writeLine(Array(data))
     }
 
@@ -80,6 +86,25 @@ public final class LineConnection: Sendable {
     /// once); ``close()`` still releases the descriptor. For a peer that stopped reading.
     public func abort() {
         shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// After a last reply: stops writing and discards what the peer still sends, for at most
+    /// `seconds` or 64 KiB, so that closing does not reset the connection before the peer has
+    /// read that reply (a socket closed with unread data sends RST). Nothing read is looked at.
+    public func lingerAfterRefusal(seconds: Double = 1) {
+        shutdown(fd, Int32(SHUT_WR))
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        var total = 0
+        var waited = 0.0
+        while total < 65_536, waited < seconds {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, 100)
+            if ready == 0 { waited += 0.1; continue }
+            if ready < 0 && errno == EINTR { continue }
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { return }
+            total += n
+        }
     }
 
     /// Shuts the socket down and closes it; idempotent.

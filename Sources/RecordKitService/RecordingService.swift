@@ -205,7 +205,7 @@ public final class RecordingService: @unchecked Sendable {
     // MARK: Events
 
     private func recorderEvent(_ event: RecordingEvent, of active: ActiveRecording) {
-        publish(ServiceEvent(kind: event.handler == nil ? "state" : "handler", recordingId: active.id, state: event.state.rawValue,
+        publish(ServiceEvent(kind: event.isWarning ? "warning" : event.handler == nil ? "state" : "handler", recordingId: active.id, state: event.state.rawValue,
                              reason: event.reason, handler: event.handler, time: event.time, at: Self.now()))
         guard event.handler == nil, event.state.isTerminal else { return }
         active.endReason = event.reason
@@ -279,7 +279,7 @@ public final class RecordingService: @unchecked Sendable {
     // MARK: Helpers
 
     private func current() throws(ControlError) -> ActiveRecording {
-        guard let active = shared.withLock({ $0.active }) else { throw Self.notRecording }
+        guard let active = shared.withLock({ $0.active }) else { throw NotRecordingError.make(last: shared.withLock { $0.last }) }
         return active
     }
 
@@ -287,8 +287,6 @@ public final class RecordingService: @unchecked Sendable {
         active.journal.state = state
         try? store.write(active.journal)
     }
-
-    private static let notRecording = ControlError(.notRecording, "nothing is recording; start one with `recordctl start`")
 
     static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
 }

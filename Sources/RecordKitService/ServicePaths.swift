@@ -28,17 +28,43 @@ public struct ServicePaths: Sendable {
         }
     }
 
-    /// Creates the runtime directory private to this user (0700) and checks that nobody else
-    /// owns it or can enter it.
+    /// Creates the runtime directory private to this user (0700) when it is missing, then
+    /// trusts it only if it is safe (``checkRuntimeDirectory()``). The service calls this before
+    /// it binds its socket.
     public func preparePrivateRuntimeDirectory() throws(ControlError) {
-        mkdir(runtimeDirectory, 0o700)
+        if mkdir(runtimeDirectory, 0o700) == 0 {
+            chmod(runtimeDirectory, 0o700)  // whatever the umask
+        } else if errno != EEXIST {
+            throw ControlError(.unavailable, "cannot create the runtime directory \(runtimeDirectory): \(String(cString: strerror(errno)))")
+        }
+        try checkRuntimeDirectory()
+    }
+
+    /// Throws `permission_denied` unless the runtime directory is safe: a real directory (not a
+    /// symlink), owned by this user, mode 0700 (nobody else can enter it or plant a socket in
+    /// it). This holds for `$XDG_RUNTIME_DIR/recordkit` and for the `/tmp` fallback alike,
+    /// where another local user may have created the directory first. The client calls this
+    /// before it connects, the service before it binds; neither repairs a directory it did not
+    /// just create.
+    public func checkRuntimeDirectory() throws(ControlError) {
         var st = stat()
-        guard lstat(runtimeDirectory, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw ControlError(.unavailable, "cannot create the runtime directory \(runtimeDirectory)")
+        guard lstat(runtimeDirectory, &st) == 0 else {
+            throw ControlError(.unavailable, "the runtime directory \(runtimeDirectory) does not exist: \(String(cString: strerror(errno)))")
+        }
+        let fix = "remove it (rm -r \(runtimeDirectory)) if it is yours, or set XDG_RUNTIME_DIR to a private directory"
+        if (st.st_mode & S_IFMT) == S_IFLNK {
+            throw ControlError(.permissionDenied, "the runtime directory \(runtimeDirectory) is a symbolic link; refusing to use it: \(fix)")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw ControlError(.permissionDenied, "the runtime directory \(runtimeDirectory) is not a directory; refusing to use it: \(fix)")
         }
         guard st.st_uid == getuid() else {
-            throw ControlError(.unavailable, "\(runtimeDirectory) belongs to uid \(st.st_uid), not to you; refusing to use it")
+            throw ControlError(.permissionDenied, "the runtime directory \(runtimeDirectory) belongs to uid \(st.st_uid), not to you (uid \(getuid())); "
+                               + "another user may be impersonating the service, refusing to use it: set XDG_RUNTIME_DIR to a private directory")
         }
-        if st.st_mode & 0o077 != 0 { chmod(runtimeDirectory, 0o700) }
+        guard st.st_mode & 0o7777 == 0o700 else {
+            throw ControlError(.permissionDenied, "the runtime directory \(runtimeDirectory) has mode \(String(st.st_mode & 0o7777, radix: 8)), not 700; "
+                               + "refusing to use it: chmod 700 \(runtimeDirectory) if you trust what is in it, else \(fix)")
+        }
     }
 }

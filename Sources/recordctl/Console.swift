@@ -1,4 +1,5 @@
 import Glibc
+import RecordKitService
 
 /// Writes to the terminal with `write(2)`, which Swift 6 allows from any thread.
 enum Console {
@@ -11,8 +12,9 @@ enum Console {
     /// Whether standard error is a terminal.
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
+    /// Writes `text` with every URL's secrets masked (``SecretRedactor``).
     private static func write(_ fd: Int32, _ text: String) {
-        var text = text
+        var text = SecretRedactor.redact(text)
         text.withUTF8 { buf in
             var off = 0
             while off < buf.count {

@@ -12,9 +12,11 @@ struct ForegroundSession {
     func run(duration: Double?) -> Int32 {
         let done = DispatchSemaphore(value: 0)
         let session: RecordingSession
+        let outcome = ForegroundOutcome()
         do throws(ControlError) {
             session = try RecordingSession(arguments: arguments) { event in
-                if event.handler != nil { Console.error(event.reason) }
+                if event.handler != nil || event.isWarning || event.state == .failed { Console.error(event.reason) }
+                outcome.note(event)
                 if event.state.isTerminal { done.signal() }
             }
         } catch {
@@ -68,6 +70,6 @@ struct ForegroundSession {
                 failed = true
             }
         }
-        return failed ? ExitCodes.failed : 0
+        return failed ? ExitCodes.failed : outcome.exitCode
     }
 }

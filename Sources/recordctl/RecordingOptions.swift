@@ -57,6 +57,8 @@ struct RecordingOptions: ParsableArguments {
     @Option(name: .customLong("rtmp"), help: ArgumentHelp("Also broadcast to this RTMP endpoint, rtmp://host[:port]/app/KEY or rtmps://… (repeatable).", valueName: "URL"))
     var rtmp: [String] = []
 
+    @OptionGroup var rtmpKey: RTMPKeyOptions
+
     @Option(name: .customLong("extension"),
             help: ArgumentHelp("Also feed the recording to this extension (repeatable; `recordctl extensions` lists them).", valueName: "NAME"))
     var extensions: [String] = []
@@ -102,7 +104,7 @@ struct RecordingOptions: ParsableArguments {
         a.format = format?.rawValue
         a.overwrite = overwrite
         a.noFile = noFile
-        a.rtmp = rtmp
+        a.rtmp = try rtmpKey.resolve(rtmp)
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         sources.apply(to: &a)
         do throws(ControlError) {

@@ -34,7 +34,10 @@ struct StopCommand: ParsableCommand {
     func run() throws {
         let result = try serviceRequest(.stop, startIfNeeded: true)
         for output in result.outputs ?? [] { Console.out(output) }
-        if result.state == "failed" { throw ExitCode(ExitCodes.failed) }
+        // A handler that failed (an endpoint that gave up, files kept in the session directory):
+        // said on stderr, and stop is not a plain success (issue 13).
+        for warning in result.warnings ?? [] { Console.error(warning) }
+        if result.state == "failed" || result.warnings != nil { throw ExitCode(ExitCodes.failed) }
     }
 }
 

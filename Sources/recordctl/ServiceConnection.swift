@@ -7,7 +7,9 @@ enum ServiceConnection {
     /// A client connected to a running service; starts one when `startIfNeeded` and none answers.
     static func connect(startIfNeeded: Bool) throws(ControlError) -> ControlClient {
         let paths = ServicePaths()
-        if let client = try? ControlClient(paths: paths) { return client }
+        do throws(ControlError) { return try ControlClient(paths: paths) } catch {
+            if error.code == .permissionDenied { throw error }  // an unsafe directory or another user's socket
+        }
         guard startIfNeeded else { throw ControlError(.unavailable, "recordd is not running") }
         let process = try launch(paths: paths)
         let deadline = Date().addingTimeInterval(5)

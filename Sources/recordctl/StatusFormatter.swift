@@ -34,6 +34,7 @@ enum StatusFormatter {
         if let last = s.last {
             lines.append("last: \(last.id) \(last.state)\(last.reason.map { " (\($0))" } ?? "")" + (last.outputs.isEmpty ? "" : ": " + last.outputs.joined(separator: ", ")))
         }
+        for e in s.last?.errors ?? [] { lines.append("last error: \(e)") }
         for r in s.recovered { lines.append("recovered: \(r.id) into \(r.path)") }
         return lines.joined(separator: "\n")
     }

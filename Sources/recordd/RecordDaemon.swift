@@ -9,52 +9,59 @@ import RecordKitService
 /// Deliberately not main-actor code: the signal handlers and request handlers run on their own
 /// queues and threads.
 enum RecordDaemon {
-    /// Runs the service; never returns.
+    /// Runs the service; never returns. Only the main thread ends the process (``ShutdownCoordinator``).
     static func run(detach: Bool) -> Never {
         if detach { _ = setsid() }  // leave the caller's terminal session
         signal(SIGPIPE, SIG_IGN)
         let paths = ServicePaths()
         let holder = ServerHolder()
+        let coordinator = ShutdownCoordinator()
         let service = RecordingService(paths: paths) {
-            log("shutdown requested")
-            holder.server?.stop()
-            exit(0)
+            // The shutdown request already finalized the recording; stop serving.
+            coordinator.request(reason: "shutdown requested", log: log) { holder.server?.stop() }
         }
         let server = ControlServer(paths: paths) { request, connection in service.handle(request, connection: connection) }
         holder.server = server
-        do throws(ControlError) {
-            try server.bind()
-        } catch {
-            log(error.message)
-            exit(error.code == .busy ? 0 : 69)
-        }
-        log("listening on \(paths.socketPath)")
-        service.recoverInterruptedSessions()
-        for r in service.status().recovered { log("recovered interrupted recording \(r.id) into \(r.path)") }
-
+        // Signals are events from the very start: a SIGTERM while starting up (before the
+        // socket is bound, during recovery) is a clean shutdown too, never the default action.
         let signalQueue = DispatchQueue(label: "recordd.signals")
-        let once = DispatchSemaphore(value: 1)
         var sources: [DispatchSourceSignal] = []
         for sig in [SIGTERM, SIGINT] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
             source.setEventHandler {
-                guard once.wait(timeout: .now()) == .success else { return }
-                log("signal \(sig): finishing")
-                service.stopForShutdown()
-                server.stop()
-                exit(0)
+                coordinator.request(reason: "signal \(sig)", log: log) {
+                    service.stopForShutdown()
+                    server.stop()
+                }
             }
             source.resume()
             sources.append(source)
         }
+        do throws(ControlError) {
+            try server.bind()
+        } catch {
+            log(error.message)
+            coordinator.exitProcess(status: error.code == .busy ? 0 : 69, log: log)
+        }
+        if coordinator.isRequested { server.stop() }  // a signal came while binding
+        log("listening on \(paths.socketPath)")
+        service.recoverInterruptedSessions()
+        for r in service.status().recovered { log("recovered interrupted recording \(r.id) into \(r.path)") }
+
         withExtendedLifetime(sources) { server.serve() }
-        exit(0)
+        // The accept loop returns when a shutdown stopped the server, or when accept failed:
+        // then finalize here (a no-op when a shutdown is already under way).
+        coordinator.request(reason: "control socket closed", quietIfUnderway: true, log: log) {
+            service.stopForShutdown()
+            server.stop()
+        }
+        coordinator.exitProcess(status: 0, log: log)
     }
 
-    /// Writes one timestamped line to the service log (standard error).
+    /// Writes one timestamped line to the service log (standard error), stream keys masked.
     static func log(_ message: String) {
-        let line = "\(ISO8601DateFormatter().string(from: Date())) recordd[\(getpid())]: \(message)\n"
+        let line = "\(ISO8601DateFormatter().string(from: Date())) recordd[\(getpid())]: \(SecretRedactor.redact(message))\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
     }
 }

@@ -44,7 +44,11 @@ final class ExtensionServiceTests: EndToEndTestCase {
         Thread.sleep(forTimeInterval: 0.5)
         try service.ok(["resume"])
         Thread.sleep(forTimeInterval: 1)
-        let printed = try service.ok(["stop"])
+        // A handler failed: stop lists it with its error and exits 70 (issue 13).
+        let stop = try service.ctl(["stop"])
+        XCTAssertEqual(stop.exitCode, 70, "\(stop)")
+        XCTAssertTrue(stop.stderr.contains("crasher") && stop.stderr.contains("crashed with signal 11"), "\(stop)")
+        let printed = stop.stdout
         XCTAssertTrue(printed.contains(output), "stop prints the file: \(printed)")
         XCTAssertTrue(printed.contains(log), "and the extension's published path: \(printed)")
         _ = events.finish()

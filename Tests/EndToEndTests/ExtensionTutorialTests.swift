@@ -13,12 +13,14 @@ final class ExtensionTutorialTests: EndToEndTestCase {
         let steps = TutorialStep.parse(page)
         XCTAssertGreaterThanOrEqual(steps.filter { if case .run = $0 { return true }; return false }.count, 6, "the page's steps were not found")
 
-        // An empty directory holding nothing but a link to this checkout, as "../RecordKit".
+        // An empty directory, and this checkout under a name that is not "RecordKit" (CI's and
+        // developers' clones are called anything): the page's RECORDKIT_CHECKOUT points at it.
         let root = path("tutorial")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: root + "/RecordKit", withDestinationPath: packageRoot.path)
+        try FileManager.default.createSymbolicLink(atPath: root + "/my-recordkit-clone", withDestinationPath: packageRoot.path)
         let recordctl = try rig.recordctlPath()
         let environment = rig.environment([
+            "RECORDKIT_CHECKOUT": root + "/my-recordkit-clone",
             "XDG_DATA_HOME": root + "/data",
             "PATH": URL(fileURLWithPath: recordctl).deletingLastPathComponent().path + ":" + (rig.environment["PATH"] ?? "/usr/bin:/bin"),
         ])

@@ -111,7 +111,10 @@ final class RTMPTests: EndToEndTestCase {
         let events = try service.watchEvents()
         let out = path("service.mp4")
         try service.ok(["start", "--window", w.id, "--output", out, "--rtmp", "\(url)/\(good)", "--rtmp", "\(url)/\(bad)"])
-        let failed = events.waitFor(timeout: 10) { $0["kind"] as? String == "handler" && $0["handler"] as? String == "rtmp-2" }
+        // (rtmp-2's `connecting` is an event too: wait for the one that says it failed.)
+        let failed = events.waitFor(timeout: 10) {
+            $0["kind"] as? String == "handler" && $0["handler"] as? String == "rtmp-2" && ($0["reason"] as? String)?.contains("refused to publish") == true
+        }
         XCTAssertNotNil(failed, "an event says rtmp-2 failed")
         XCTAssertTrue((failed?["reason"] as? String)?.contains("refused to publish") ?? false, "\(failed ?? [:])")
         Thread.sleep(forTimeInterval: 2)
@@ -121,14 +124,18 @@ final class RTMPTests: EndToEndTestCase {
         verbose("status:\n\(text)")
         XCTAssertTrue(text.contains("video encoders: 1"), "file and both streams share one encoder:\n\(text)")
         let lines = text.split(separator: "\n").map(String.init)
-        let first = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp-1:") }, text)
+        let first = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp:") }, text)
         XCTAssertTrue(first.contains("running") && first.contains("state live") && first.contains("url \(url)/****"), first)
         XCTAssertTrue(first.contains("bytesSent") && first.contains("bitrateKbps") && first.contains("dropped 0"), first)
         let second = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp-2:") }, text)
         XCTAssertTrue(second.contains("failed") && second.contains("state failed") && second.contains("refused to publish"), second)
         XCTAssertTrue(lines.contains { $0.hasPrefix("handler file:") && $0.contains("running") }, text)
 
-        let stopped = try service.ok(["stop"])
+        // An endpoint failed: stop lists it with its error and does not report plain success (issue 13).
+        let stop = try service.ctl(["stop"])
+        XCTAssertEqual(stop.exitCode, 70, "\(stop)")
+        XCTAssertTrue(stop.stderr.contains("rtmp-2") && stop.stderr.contains("refused to publish"), "stop shows the endpoint's error: \(stop)")
+        let stopped = stop.stdout + stop.stderr
         XCTAssertTrue(stopped.contains(out), "stop prints the file: \(stopped)")
         XCTAssertTrue(stopped.contains("\(url)/****"), "and the stream, masked: \(stopped)")
         let log = (try? String(contentsOfFile: service.stateDir + "/recordkit/recordd.log", encoding: .utf8)) ?? ""
@@ -160,7 +167,7 @@ final class RTMPTests: EndToEndTestCase {
         let r = try rc.record(["--frame-rate-mode", "constant", "--window", w.id, "--duration", "3", "--output", out, "--rtmp", url], timeout: 60)
         XCTAssertEqual(r.exitCode, Recordctl.Exit.software, "a failed handler is a failed recording (70): \(r)", file: fileName, line: line)
         XCTAssertEqual(r.lastStdoutLine, out, "the file is still printed: \(r)", file: fileName, line: line)
-        for phrase in says + [masked, "rtmp-1"] {
+        for phrase in says + [masked, "handler 'rtmp'"] {  // one endpoint is named "rtmp" (issue 8)
             XCTAssertTrue(r.stderr.contains(phrase), "stderr should say '\(phrase)': \(r)", file: fileName, line: line)
         }
         assertNoKey(key, in: r.stdout + r.stderr, file: fileName, line: line)

@@ -120,6 +120,8 @@ final class ExtensionRecordingTests: XCTestCase {
         }
         let started = records[0]
         XCTAssertEqual((started["streams"] as? [String])?.sorted(), ["audioApp", "video"])
+        XCTAssertEqual(started["formats"] as? [String: String], ["video": "video", "audioApp": "audio"],
+                       "every stream's format is known in broadcastStarted, before any sample")
         let video = try XCTUnwrap(records.first { $0["stream"] as? String == "video" })
         XCTAssertEqual(video["bytes"] as? Int, 640 * 360 * 4, "a whole 640x360 BGR0 frame, read from shared memory")
         XCTAssertEqual(video["format"] as? String, "video")

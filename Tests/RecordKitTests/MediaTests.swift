@@ -347,7 +347,9 @@ final class MediaTests: XCTestCase {
                         seconds: Double = 3) throws -> MediaTestContext {
         let recording = try SyntheticRecording(seconds: seconds)
         let handler = FileUploadHandler(options: options)
-        XCTAssertEqual(handler.input, HandlerInput(video: .encoded(.fileDefault), appAudio: .encoded(.standard), micAudio: .encoded(.standard)))
+        var expected = HandlerInput(video: .encoded(.fileDefault), appAudio: .encoded(.standard), micAudio: .encoded(.standard))
+        expected.sharesVideoEncode = true
+        XCTAssertEqual(handler.input, expected, "with the default video settings the file shares a stream's encode")
         let context = MediaTestContext(streams: streams)
         try handler.broadcastStarted(setupInfo: SetupInfo(), context: context)
         for sample in recording.samples where streams.contains(sample.type) {

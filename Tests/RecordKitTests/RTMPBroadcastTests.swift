@@ -104,6 +104,7 @@ final class RTMPBroadcastTests: XCTestCase {
         addTeardownBlock { [server] in if !restarted { try? server?.nginx("nginx-start") } }
         XCTAssertTrue(wait(recorder, until: { $0["state"]?.hasPrefix("reconnecting") == true }, timeout: 5, states: &states),
                       "the lost connection was not noticed: \(states)")
+        let outage = rtmpInfo(recorder) ?? [:]
         Thread.sleep(forTimeInterval: 5)
         try server.nginx("nginx-start")
         restarted = true
@@ -121,7 +122,15 @@ final class RTMPBroadcastTests: XCTestCase {
         XCTAssertTrue(states[..<(lost ?? 0)].contains("live"), "live before: \(states)")
         XCTAssertEqual(states.last, "live", "live again: \(states)")
         XCTAssertTrue(states.allSatisfy { ["connecting", "live"].contains($0) || $0.hasPrefix("reconnecting (attempt ") }, "\(states)")
-        XCTAssertNotNil(during["lastError"], "status says what broke: \(during)")
+        XCTAssertNotNil(outage["lastError"], "status says what broke: \(outage)")
+        XCTAssertNil(during["lastError"], "lastError clears once live again: \(during)")
+        // The outage and the reconnection are events, not only status fields (issue 13).
+        let rtmpEvents = events.all.filter { $0.handler == "rtmp" }.map(\.reason)
+        for expected in ["connecting", "live", "reconnecting (attempt 1)"] {
+            XCTAssertTrue(rtmpEvents.contains { $0.contains("): \(expected)") }, "no '\(expected)' event: \(rtmpEvents)")
+        }
+        let lastOutage = rtmpEvents.lastIndex { $0.contains("): reconnecting") } ?? 0
+        XCTAssertTrue(rtmpEvents[lastOutage...].contains { $0.hasSuffix(": live") }, "an event says live again after the outage: \(rtmpEvents)")
         let rtmp = try XCTUnwrap(snapshots.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.state, .finished, "\(rtmp)")
         assertNoSecret(key, in: rtmp, events: events)
@@ -178,7 +187,8 @@ final class RTMPBroadcastTests: XCTestCase {
         try server.nginx("nginx-stop")
         var restarted = false
         addTeardownBlock { [server] in if !restarted { try? server?.nginx("nginx-start") } }
-        XCTAssertTrue(wait(recorder, until: { $0["state"] == "failed" }, timeout: 10, states: &states), "did not give up: \(states)")
+        XCTAssertTrue(wait(recorder, until: { $0["state"] == "gave up" }, timeout: 10, states: &states), "did not give up: \(states)")
+        XCTAssertTrue(events.all.contains { $0.handler == "rtmp" && $0.reason.contains("): gave up") }, "no 'gave up' event: \(events.all.map(\.reason))")
         try server.nginx("nginx-start")
         restarted = true
         XCTAssertEqual(recorder.state, .recording, "the recording goes on")
@@ -358,7 +368,7 @@ final class RTMPBroadcastTests: XCTestCase {
                                                framesPerSecond: 30, showsCursor: false))
         let requests = [ExtensionRequest(name: "file", setup: ["path": file])] + rtmp.map { ExtensionRequest(name: "rtmp", setup: ["url": $0]) }
         let handlers = try! BuiltinExtensions.catalog().registrations(for: requests)
-        XCTAssertEqual(handlers.map(\.name), ["file"] + (rtmp.count == 1 ? ["rtmp"] : rtmp.indices.map { "rtmp-\($0 + 1)" }))
+        XCTAssertEqual(handlers.map(\.name), ["file"] + rtmp.indices.map { $0 == 0 ? "rtmp" : "rtmp-\($0 + 1)" })
         return Recorder(configuration: configuration, handlers: handlers) { events.append($0) }
     }
 

@@ -20,6 +20,8 @@ public final class PulseAudioConnection: @unchecked Sendable {
     private var context: OpaquePointer?
     /// Every stream opened and not yet known to be gone, so that ``close()`` can stop them.
     private let readers = Mutex<[WeakReader]>([])
+    /// Pings the server while connected (a server that stops answering is reported too).
+    private let liveness = Mutex<PulseLivenessWatch?>(nil)
 
     /// Connects to a PulseAudio server and waits until the connection is ready.
     ///
@@ -62,6 +64,35 @@ public final class PulseAudioConnection: @unchecked Sendable {
         self.monitor = monitor
         self.timeoutUs = timeoutUs
         self.context = context
+        startLivenessWatch()
+    }
+
+    /// Reports (through ``onDisconnect``) a server that stops answering: a stopped or hung server
+    /// keeps its socket open, so libpulse alone would never say so and audio would silently stop.
+    private func startLivenessWatch() {
+        let watch = PulseLivenessWatch(ping: { [weak self] in self?.ping() }, onSilent: { [monitor] why in
+            guard monitor.phase == .ready, let handler = monitor.onDisconnect else { return }
+            handler("the PulseAudio server \(monitor.serverDescription) \(why)")
+        })
+        liveness.withLock { $0 = watch }
+    }
+
+    /// One round trip to the server with a deadline: nil when it answered (or the connection is
+    /// no longer up: libpulse reports that itself), else why not.
+    private func ping() -> String? {
+        guard monitor.phase == .ready else { return nil }
+        return loop.withLock { () -> String? in
+            guard let context, monitor.phase == .ready else { return nil }
+            pa_context_ref(context)  // close() may drop its reference while the ping waits
+            defer { pa_context_unref(context) }
+            let timeout = UInt64(PulseLivenessWatch.pingTimeout * 1_000_000)
+            do throws(CaptureError) {
+                _ = try PulseQuery(loop: loop, context: context, monitor: monitor, timeoutUs: timeout).serverDefaults()
+                return nil
+            } catch {
+                return monitor.phase == .ready ? "stopped answering (no reply within \(Int(PulseLivenessWatch.pingTimeout)) s)" : nil
+            }
+        }
     }
 
     /// Whether the server is connected: true from a successful `init` until the server goes away
@@ -131,6 +162,7 @@ public final class PulseAudioConnection: @unchecked Sendable {
     /// down its connection while a received memory block is in use). ``onDisconnect`` is not called.
     public func close() {
         guard monitor.markClosed() else { return }
+        liveness.withLock { $0?.stop(); $0 = nil }
         let open = readers.withLock { list in
             defer { list.removeAll() }
             return list.compactMap(\.reader)

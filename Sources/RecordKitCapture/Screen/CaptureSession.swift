@@ -193,7 +193,8 @@ final class CaptureSession: @unchecked Sendable {
 
     private func connectionLostError() -> CaptureError? {
         guard connection.isConnectionLost else { return nil }
-        return CaptureError(.xError, "lost the connection to X display \(connection.name): the X server exited or dropped this client")
+        return CaptureError(.xError, connection.lostReason.map { "lost X display \(connection.name): \($0)" }
+            ?? "lost the connection to X display \(connection.name): the X server exited or dropped this client")
     }
 
     /// Detaches shared memory and closes the display. Idempotent. Frames already delivered stay valid.

@@ -14,8 +14,9 @@ import Synchronization
 /// the capture thread, one frame at a time, in capture order: keep it short (hand the frame on).
 /// Every other member may be used from any thread.
 ///
-/// **Memory.** Frames come from a pool of 8 buffers. A buffer returns to the pool when the
-/// last reference to its ``CapturedFrame/pixels`` goes away; while all 8 are held, ticks are
+/// **Memory.** Frames come from a pool of 12 buffers (`CaptureSession.poolSlotCount`). A buffer
+/// returns to the pool when the last reference to its ``CapturedFrame/pixels`` goes away; while
+/// all of them are held, ticks are
 /// dropped (``ScreenCaptureStatistics/droppedPoolExhausted``): capture never waits for a
 /// consumer. With MIT-SHM the X server writes straight into the pooled buffer (no copy); the
 /// segment is marked for removal as soon as it is attached, so it cannot leak, even on `kill -9`.

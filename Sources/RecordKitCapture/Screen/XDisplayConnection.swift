@@ -5,6 +5,10 @@ import Glibc
 ///
 /// Not thread-safe: it is used by one thread at a time (the thread that opened it until
 /// capture starts, then the capture thread). `close()` (or deinit) calls `XCloseDisplay`.
+///
+/// Deadlines: opening fails within ``openTimeoutMs`` when the server accepts connections but
+/// never answers (``XServerProbe``), and while open, ``XServerWatchdog`` cuts the connection of a
+/// server that stops answering, so no Xlib call on it blocks for more than a few seconds.
 final class XDisplayConnection {
     /// The Xlib display. Valid until `close()`.
     let display: OpaquePointer
@@ -30,19 +34,33 @@ final class XDisplayConnection {
                 "DISPLAY is unset: start an X session or set DISPLAY (e.g. DISPLAY=:0), or name the display to capture")
         }
         XErrorTrap.install()
+        // Xlib has no deadline: ask the server first whether it answers at all.
+        if XServerProbe.probe(name, timeoutMs: Self.openTimeoutMs) == .silent {
+            throw CaptureError(.noDisplay,
+                "the X server of display \"\(name)\" accepts connections but does not answer (no reply within \(Self.openTimeoutMs / 1000) s): "
+                + "it is stopped or hung; check the X server, or set DISPLAY to another display")
+        }
         guard let display = XOpenDisplay(name) else {
             throw CaptureError(.noDisplay,
                 "could not open X display \"\(name)\": check that an X server runs there and that this user may connect (xauth, xhost)")
         }
         XErrorTrap.register(display)
+        XServerWatchdog.watch(display, name: name)
         self.display = display
         self.name = name
         self.screen = XDefaultScreen(display)
         self.root = XRootWindow(display, screen)
     }
 
-    /// Whether the connection to the X server broke.
+    /// How long opening waits for the server to answer, in milliseconds.
+    static let openTimeoutMs: Int32 = 3_000
+
+    /// Whether the connection to the X server broke (or ``XServerWatchdog`` cut it because the
+    /// server stopped answering).
     var isConnectionLost: Bool { XErrorTrap.isConnectionLost(display) }
+
+    /// Why the connection was lost, when the watchdog knows (a server that stopped answering).
+    var lostReason: String? { XServerWatchdog.reason(for: display) }
 
     /// The current size of the root window (follows RandR changes), or nil if the query failed.
     func rootSize() -> (width: Int, height: Int)? {
@@ -76,6 +94,7 @@ final class XDisplayConnection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        XServerWatchdog.unwatch(display)
         XCloseDisplay(display)
         XErrorTrap.unregister(display)
     }

@@ -42,10 +42,8 @@ extension ExtensionManifest {
         case .executable:
             input = try HandlerInput(json: try o.required("input"), path: "input")
         case .swiftTarget:
-            if (try? o.required("input")) != nil {
-                throw SchemaError("input", "a built-in extension declares its input in Swift (its handler's `input`), not in its manifest")
-            }
-            input = HandlerInput(video: .none)
+            // Built-ins ship without one (their Swift type is the source); ``BuiltinExtension`` sets it.
+            input = try o.object("input") == nil ? HandlerInput(video: .none) : try HandlerInput(json: try o.required("input"), path: "input")
         }
         return ExtensionManifest(name: name, version: version, summary: try o.string("description"),
                                  entry: entry, input: input,

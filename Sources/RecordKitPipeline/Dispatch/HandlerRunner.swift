@@ -42,9 +42,14 @@ final class HandlerRunner: @unchecked Sendable {
     private let limits: Limits
     private let state = Mutex(State())
     private let onEnded: @Sendable (HandlerRunner, BroadcastError) -> Void
+    /// Called (on the publishing thread) when the handler publishes a new `state` service-info
+    /// value ("connecting", "live", "reconnecting (attempt 2)", …), with everything it published.
+    private let onServiceState: (@Sendable (HandlerRunner, [String: String]) -> Void)?
 
     init(name: String, handler: any BroadcastSampleHandler, routes: Set<SampleRoute>, limits: Limits = Limits(),
+         onServiceState: (@Sendable (HandlerRunner, [String: String]) -> Void)? = nil,
          onEnded: @escaping @Sendable (HandlerRunner, BroadcastError) -> Void) {
+        self.onServiceState = onServiceState
         self.name = name
         self.handler = handler
         self.routes = routes
@@ -150,7 +155,13 @@ final class HandlerRunner: @unchecked Sendable {
 
     /// Records what the handler published.
     func publish(_ info: [String: String]) {
-        state.withLock { s in s.serviceInfo.merge(info) { _, new in new } }
+        let changed: [String: String]? = state.withLock { s in
+            let before = s.serviceInfo["state"]
+            s.serviceInfo.merge(info) { _, new in new }
+            for (key, value) in info where value.isEmpty { s.serviceInfo[key] = nil }  // an empty value removes the key
+            return info["state"].map { $0 != before } == true ? s.serviceInfo : nil
+        }
+        if let changed { onServiceState?(self, changed) }
     }
 
     /// A snapshot for status output.

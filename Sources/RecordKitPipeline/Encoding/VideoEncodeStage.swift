@@ -19,7 +19,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let encodedFrames = Atomic<Int64>(0)
     private let convertedRowCount = Atomic<Int64>(0)
     private let conversionCount = Atomic<Int64>(0)
-    private let maxPending = 6  // of the capture pool's 8 buffers: one is being grabbed, one kept for the final slot
+    private let maxPending = 6  // of the capture pool's 12 buffers: one is being grabbed, one kept for the final slot, the rest for raw handlers
     private var lastPts: Int64 = .min  // on `queue` only
     private var lastFrame: CapturedFrame?  // on `queue` only: repeated into the final slot at stop
     private let changes = PictureChangeTracker()  // issue 11: what the kept picture lacks (damage-driven conversion)

@@ -89,7 +89,8 @@ public final class Recorder: @unchecked Sendable {
             configuration: configuration, registrations: registrations, timeline: timeline,
             warn: { [weak self] in self?.warn($0) },
             onHandlerEnded: { [weak self] runner, error in self?.handlerEnded(runner, error) },
-            onRouteFailed: { [weak self] route, message in self?.routeFailed(route, message) })
+            onRouteFailed: { [weak self] route, message in self?.routeFailed(route, message) },
+            onHandlerState: { [weak self] runner, info in self?.handlerServiceState(runner, info) })
         let graph = try builder.build()
         shared.withLock { $0.graph = graph }
 
@@ -99,7 +100,7 @@ public final class Recorder: @unchecked Sendable {
         let signal = firstFrame
         graph.capture.onWindowGone = { [weak self] in self?.stopAsync(reason: "the recorded window was destroyed") }
         graph.capture.onFailure = { [weak self] error in self?.stopAsync(reason: "screen capture failed: \(error.message)", failed: true) }
-        graph.audioConnection?.onDisconnect = { [weak self] reason in self?.warn("audio server lost (\(reason)): audio continues as silence") }
+        graph.audioConnection?.onDisconnect = { [weak self] reason in self?.warn("audio server lost (\(reason)): audio continues as silence", live: true) }
         graph.start(timeline: timeline) { [weak self] frame in
             timeline.start(at: min(frame.scheduledTime, frame.captureTime))
             self?.shared.withLock { $0.startNs = frame.scheduledTime }
@@ -210,6 +211,12 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// A handler's published `state` changed (an endpoint connecting, live, reconnecting, gave
+    /// up): an event, so watchers see it without polling status.
+    private func handlerServiceState(_ runner: HandlerRunner, _ info: [String: String]) {
+        onEvent(HandlerStateEvent.make(runner: runner.name, info: info, recording: state, time: broadcastSeconds()))
+    }
+
     private func routeFailed(_ route: SampleRoute, _ message: String) {
         for runner in shared.withLock({ $0.graph?.dispatcher.runners }) ?? [] where runner.routes.contains(route) {
             runner.end(with: BroadcastError(.internalError, "encoder for \(route) failed: \(message)"))
@@ -275,5 +282,9 @@ public final class Recorder: @unchecked Sendable {
         shared.withLock { $0.startNs } == 0 ? 0 : Double(timeline.now(cshim_monotonic_ns())) / 1e9
     }
 
-    private func warn(_ message: String) { shared.withLock { $0.warnings.append(message) } }
+    /// Adds a warning to the status; a `live` one (while recording) is also an event.
+    private func warn(_ message: String, live: Bool = false) {
+        shared.withLock { $0.warnings.append(message) }
+        if live { onEvent(RecorderEvent(state: state, reason: message, time: broadcastSeconds(), isWarning: true)) }
+    }
 }

@@ -8,12 +8,16 @@ public struct RecorderEvent: Sendable, Codable {
     public var time: Double
     /// The handler concerned, for handler events.
     public var handler: String?
+    /// A warning while recording (a server lost, the recording goes on degraded): the state
+    /// did not change; `reason` says what happened and what the recording does now.
+    public var isWarning: Bool = false
 
     /// Creates an event.
-    public init(state: RecorderState, reason: String, time: Double, handler: String? = nil) {
+    public init(state: RecorderState, reason: String, time: Double, handler: String? = nil, isWarning: Bool = false) {
         self.state = state
         self.reason = reason
         self.time = time
         self.handler = handler
+        self.isWarning = isWarning
     }
 }

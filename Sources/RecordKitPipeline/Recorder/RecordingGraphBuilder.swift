@@ -19,6 +19,8 @@ struct RecordingGraphBuilder {
     let onHandlerEnded: @Sendable (HandlerRunner, BroadcastError) -> Void
     /// Called when an encoder fails: every handler of its route is ended.
     let onRouteFailed: @Sendable (SampleRoute, String) -> Void
+    /// Called when a handler publishes a new `state` (``HandlerStateEvent``).
+    var onHandlerState: (@Sendable (HandlerRunner, [String: String]) -> Void)? = nil
 
     /// Opens and wires every part; throws without leaving anything running.
     func build() throws(RecorderError) -> RecordingGraph {
@@ -52,7 +54,8 @@ struct RecordingGraphBuilder {
         var refusals: [(name: String, error: BroadcastError)] = []
         for (registration, routes) in zip(registrations, routesPerHandler) {
             let runner = HandlerRunner(name: registration.name, handler: registration.handler, routes: Set(routes),
-                                       limits: HandlerRunner.Limits(video: registration.maxQueuedVideo), onEnded: onHandlerEnded)
+                                       limits: HandlerRunner.Limits(video: registration.maxQueuedVideo),
+                                       onServiceState: onHandlerState, onEnded: onHandlerEnded)
             var formats: [SampleBufferType: FormatDescription] = [:]
             for route in routes { formats[route.type] = encoders.formats[route] }
             let context = HandlerContext(runner: runner, formats: formats, workingDirectory: registration.workingDirectory)

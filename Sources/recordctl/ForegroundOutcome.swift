@@ -1,0 +1,23 @@
+import RecordKitService
+import Synchronization
+
+/// What `recordctl record` learned from the recorder's events while it ran, for its exit code:
+/// a live warning (the audio server lost: the recording went on with silence) makes a
+/// recording that otherwise succeeded exit with ``ExitCodes/unavailable`` (69), so a script
+/// never takes a degraded file for a complete one. Events arrive on the recorder's threads.
+final class ForegroundOutcome: Sendable {
+    private let warnings = Mutex<[String]>([])
+
+    /// Records `event`.
+    func note(_ event: RecordingEvent) {
+        if event.isWarning { warnings.withLock { $0.append(event.reason) } }
+    }
+
+    /// 0, or 69 when a server was lost while recording.
+    var exitCode: Int32 {
+        let list = warnings.withLock { $0 }
+        guard !list.isEmpty else { return 0 }
+        Console.error("the recording was kept but is degraded (exit status \(ExitCodes.unavailable)): " + list.joined(separator: "; "))
+        return ExitCodes.unavailable
+    }
+}

@@ -1,0 +1,24 @@
+import ArgumentParser
+import Glibc
+import RecordKitService
+
+extension RecordCtl {
+    /// Parses and runs the command like ArgumentParser's own `main()`, but every message it
+    /// prints (a usage error quotes the offending argument, which may be a URL with its stream
+    /// key) goes through ``SecretRedactor`` first.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            let message = SecretRedactor.redact(fullMessage(for: error))
+            if !message.isEmpty {
+                let text = message + "\n"
+                // Help and version (a success) go to standard output, errors to standard error.
+                _ = text.withCString { Glibc.write(code == .success ? 1 : 2, $0, strlen($0)) }
+            }
+            Glibc.exit(code.rawValue)
+        }
+    }
+}

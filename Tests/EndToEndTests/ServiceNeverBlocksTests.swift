@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+
+/// Issue 8: no client can block the service. An `events` subscriber that connects and never
+/// reads costs the service its own bounded queue only: commands keep answering, and once the
+/// queue is full the subscriber is dropped with a final line that says why.
+final class ServiceNeverBlocksTests: EndToEndTestCase {
+    func testASubscriberThatNeverReadsBlocksNothingAndIsDroppedWithAReason() throws {
+        let service = try ServiceHarness(rig: rig, workDir: workDir)
+        defer { service.shutdown() }
+        let output = path("never-blocks.mkv")
+        try service.ok(["start", "--region", "320x240+0+0", "--no-mic", "--output", output])
+
+        // The subscriber: asks for events, then never reads a byte.
+        let stalled = try ControlSocket(path: service.socketPath)
+        stalled.send(#"{"v":1,"id":"ev","cmd":"events"}"#)
+
+        // A storm of pause/resume: two events each, far more than a stalled reader can hold.
+        let control = try ControlSocket(path: service.socketPath)
+        var slowest = 0.0
+        for i in 0..<1_000 {
+            for cmd in ["pause", "resume"] {
+                let (reply, seconds) = control.request(cmd, id: "\(cmd)-\(i)")
+                XCTAssertEqual(reply?["ok"] as? Bool, true, "\(cmd) #\(i) answered: \(String(describing: reply))")
+                slowest = max(slowest, seconds)
+                if reply == nil { return }
+            }
+        }
+        print("slowest pause/resume while a subscriber stalled: \(Int(slowest * 1000)) ms")
+        XCTAssertLessThan(slowest, 1.0, "pause and resume answer within 1 s while a subscriber stalls")
+        let (status, statusSeconds) = control.request("status", id: "status")
+        XCTAssertEqual(status?["ok"] as? Bool, true)
+        XCTAssertLessThan(statusSeconds, 1.0, "status answers within 1 s")
+        let (stop, stopSeconds) = control.request("stop", id: "stop", timeout: 30)
+        XCTAssertEqual(stop?["ok"] as? Bool, true, "\(String(describing: stop))")
+        print("stop answered in \(Int(stopSeconds * 1000)) ms")
+        XCTAssertLessThan(stopSeconds, 2.0, "stop answers promptly")
+
+        // The stalled subscriber, reading at last: what was queued, then why it was dropped, then the end.
+        var lines: [String] = []
+        while let line = stalled.readLine(timeout: 15) { lines.append(line) }
+        let last = try XCTUnwrap(lines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] },
+                                 "the subscriber got lines, then the connection closed")
+        let error = last["error"] as? [String: Any]
+        XCTAssertEqual(error?["code"] as? String, "too_slow", "the final line says why: \(last)")
+        XCTAssertTrue((error?["message"] as? String ?? "").contains("fell"), "\(last)")
+        XCTAssertLessThan(lines.count, 2_000, "the subscriber was dropped, not fed every event")
+
+        let probe = try FFprobe.probe(output)
+        XCTAssertEqual(probe.video.count, 1, "the recording was kept")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// DESIGN.md's "Parts" table and its "Never" rules, checked against what the package really
+/// declares (`swift package dump-package`) and what each target's Swift files import.
+struct DependencyRules {
+    /// One target: its declared dependencies and the modules its files import.
+    struct Target {
+        var name: String
+        var dependencies: Set<String>
+        var imports: Set<String>
+    }
+
+    /// The built-in upload handlers (`Extensions/`): nobody but the list of built-ins may name them.
+    static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension"]
+    /// Platform and C modules the SDK must never see.
+    static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims"]
+
+    /// What each part may depend on (declared dependencies and imports alike), besides the
+    /// system (Foundation, Glibc, Dispatch, Synchronization) and the packages named here.
+    static let allowed: [String: Set<String>] = [
+        "RecordKit": [],
+        "RecordKitCapture": ["RecordKit", "CX11", "CPulse", "CShims"],
+        "RecordKitMedia": ["RecordKit", "CFFmpeg"],
+        "RecordKitPipeline": ["RecordKit", "RecordKitCapture", "RecordKitMedia", "CShims"],
+        "RecordKitExtensionSDK": ["RecordKit", "CShims"],
+        "RecordKitExtensions": ["RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "CShims"],
+        "FileUploadExtension": ["RecordKit", "RecordKitMedia"],
+        "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
+        "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension"],
+        "RecordKitService": ["RecordKit", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
+        "recordctl": ["RecordKit", "RecordKitService", "ArgumentParser"],
+        "recordd": ["RecordKitService"],
+    ]
+    static let system: Set<String> = ["Foundation", "Glibc", "Dispatch", "Synchronization", "XCTest", "PackageDescription"]
+
+    /// Every violation, as a sentence; empty when the package keeps the rules.
+    static func violations(_ targets: [Target]) -> [String] {
+        var found: [String] = []
+        for target in targets {
+            guard let allowed = allowed[target.name] else { continue }
+            let used = target.dependencies.union(target.imports).subtracting(system)
+            for module in used.subtracting(allowed).sorted() {
+                found.append("\(target.name) depends on \(module), which DESIGN.md's table does not allow")
+            }
+            if target.name == "RecordKit", !used.isDisjoint(with: cModules) {
+                found.append("RecordKit (the SDK) imports a C module")
+            }
+            if handlers.contains(target.name), !used.isDisjoint(with: handlers.subtracting([target.name])) {
+                found.append("handler \(target.name) imports another handler")
+            }
+            if ["RecordKitService", "recordctl", "recordd", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline"].contains(target.name),
+               !used.isDisjoint(with: handlers) {
+                found.append("\(target.name) names a concrete handler; it must take handlers from the catalog by name")
+            }
+        }
+        return found
+    }
+
+    /// The package at `root` as it is: targets from `swift package dump-package`, imports from
+    /// each target's Swift files.
+    static func load(packageRoot root: URL) throws -> [Target] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // A scratch path of its own: the package's .build is locked by the `swift test` running us.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("rk-dump-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        process.arguments = ["swift", "package", "--package-path", root.path, "--scratch-path", scratch, "dump-package"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Bounded: a manifest that cannot be evaluated must not hang the suite.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { if process.isRunning { process.terminate() } }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard let dump = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let targets = dump["targets"] as? [[String: Any]] else { throw CocoaError(.fileReadCorruptFile) }
+        return targets.compactMap { t in
+            guard let name = t["name"] as? String, let path = t["path"] as? String else { return nil }
+            var dependencies: Set<String> = []
+            for dependency in t["dependencies"] as? [[String: Any]] ?? [] {
+                for (_, value) in dependency {
+                    if let list = value as? [Any], let first = list.first as? String { dependencies.insert(first) }
+                }
+            }
+            return Target(name: name, dependencies: dependencies, imports: imports(under: root.appendingPathComponent(path)))
+        }
+    }
+
+    /// The modules imported by the Swift files under `directory`.
+    static func imports(under directory: URL) -> Set<String> {
+        var modules: Set<String> = []
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift", let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                guard let i = words.firstIndex(of: "import"), i + 1 < words.count,
+                      words[..<i].allSatisfy({ $0.hasPrefix("@") || ["public", "package", "internal"].contains($0) }) else { continue }
+                modules.insert(String(words[i + 1].split(separator: ".").first ?? ""))
+            }
+        }
+        return modules
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import XCTest
+
+/// DESIGN.md's "Parts" table and "Never" rules hold for the package as it is, and the check
+/// notices when one is broken.
+final class DependencyRulesTests: XCTestCase {
+    func testThePackageKeepsDesignsDependencyRules() throws {
+        let targets = try DependencyRules.load(packageRoot: URL(fileURLWithPath: ExtensionFixtures.packageRoot))
+        XCTAssertGreaterThan(targets.count, 10, "targets were read from Package.swift")
+        for name in DependencyRules.allowed.keys {
+            XCTAssertTrue(targets.contains { $0.name == name }, "\(name) is in Package.swift")
+        }
+        XCTAssertTrue(targets.first { $0.name == "RecordKitService" }?.imports.contains("RecordKitPipeline") ?? false,
+                      "imports were read from the files")
+        XCTAssertEqual(DependencyRules.violations(targets), [])
+    }
+
+    func testABrokenRuleIsReported() throws {
+        let targets = try DependencyRules.load(packageRoot: URL(fileURLWithPath: ExtensionFixtures.packageRoot))
+        func broken(_ name: String, importing module: String) -> [String] {
+            DependencyRules.violations(targets.map { t in
+                var t = t
+                if t.name == name { t.imports.insert(module) }
+                return t
+            })
+        }
+        XCTAssertTrue(broken("RecordKitService", importing: "FileUploadExtension").contains { $0.contains("names a concrete handler") })
+        XCTAssertTrue(broken("recordctl", importing: "RecordKitPipeline").contains { $0.contains("recordctl depends on RecordKitPipeline") })
+        XCTAssertTrue(broken("RecordKit", importing: "CFFmpeg").contains { $0.contains("imports a C module") })
+        XCTAssertTrue(broken("RTMPUploadExtension", importing: "FileUploadExtension").contains { $0.contains("imports another handler") })
+        XCTAssertTrue(broken("RecordKitMedia", importing: "RTMPUploadExtension").contains { $0.contains("names a concrete handler") })
+    }
+}
