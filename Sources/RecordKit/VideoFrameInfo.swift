@@ -3,7 +3,7 @@
 /// that repeats the previous picture, or redo only the rectangles that changed.
 ///
 /// Rectangles are relative to the frame with index ``previousFrameIndex``. A handler that did
-/// not receive that frame (its queue dropped it: ``HandlerRunner`` counts drops) must treat
+/// not receive that frame (its queue dropped it; the handler's statistics count drops) must treat
 /// this frame as entirely changed.
 public struct VideoFrameInfo: Sendable, Equatable {
     /// Index of the capture tick that produced this frame; increases from frame to frame.
