@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import RecordKitCapture
+import RecordKitService
 
 /// `recordctl audio-sources`: applications playing now, sinks and sources, for
 /// `--app-audio-from`, `--app-sink` and `--mic-source`.
@@ -13,14 +13,10 @@ struct AudioSourcesCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let inventory: AudioInventory
-        do throws(CaptureError) {
-            let connection = try PulseAudioConnection(server: ProcessInfo.processInfo.environment["PULSE_SERVER"], clientName: "recordctl")
-            defer { connection.close() }
-            inventory = try connection.inventory()
-        } catch {
+        let inventory: AudioSourcesEntry
+        do throws(ControlError) { inventory = try SourceListing.audioSources(server: ProcessInfo.processInfo.environment["PULSE_SERVER"]) } catch {
             Console.error(error.message)
-            throw ExitCode(error.kind == .noAudioServer ? ExitCodes.unavailable : ExitCodes.failed)
+            throw ExitCode(ExitCodes.code(for: error))
         }
         if json {
             let encoder = JSONEncoder()

@@ -1,5 +1,4 @@
 import ArgumentParser
-import RecordKitCapture
 import RecordKitService
 
 /// Options added by issue 11 (damage-driven capture, one monitor, one application's audio);

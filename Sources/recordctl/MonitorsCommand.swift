@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import RecordKitCapture
+import RecordKitService
 
 /// `recordctl monitors`: the RandR monitors of the display, for `--monitor`.
 struct MonitorsCommand: ParsableCommand {
@@ -11,10 +11,10 @@ struct MonitorsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let monitors: [MonitorInfo]
-        do throws(CaptureError) { monitors = try MonitorList.list(display: ProcessInfo.processInfo.environment["DISPLAY"]) } catch {
+        let monitors: [MonitorEntry]
+        do throws(ControlError) { monitors = try SourceListing.monitors(display: ProcessInfo.processInfo.environment["DISPLAY"]) } catch {
             Console.error(error.message)
-            throw ExitCode(error.kind == .noDisplay ? ExitCodes.unavailable : ExitCodes.failed)
+            throw ExitCode(ExitCodes.code(for: error))
         }
         if json {
             let encoder = JSONEncoder()
