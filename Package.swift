@@ -33,8 +33,8 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
         .systemLibrary(
             name: "CX11", path: "Sources/CX11",
-            pkgConfig: "x11 xext xfixes xdamage xscrnsaver",
-            providers: [.apt(["libx11-dev", "libxext-dev", "libxfixes-dev", "libxdamage-dev", "libxss-dev"])]),
+            pkgConfig: "x11 xext xfixes xdamage xscrnsaver xrandr",
+            providers: [.apt(["libx11-dev", "libxext-dev", "libxfixes-dev", "libxdamage-dev", "libxss-dev", "libxrandr-dev"])]),
         // libpulse's .pc adds -D_REENTRANT -pthread, which SwiftPM warns about on every build; its
         // headers live in /usr/include, so the modulemap links it directly (Debian: libpulse-dev).
         .systemLibrary(name: "CPulse", path: "Sources/CPulse"),

@@ -23,6 +23,7 @@ public final class VideoEncoder: @unchecked Sendable {
     private let frame: UnsafeMutablePointer<AVFrame>
     private var scaler: FrameScaler?
     private var converter: FrameScaler?  // used by convert(...) only, which may run beside encode
+    private var lastKeyPts = Int64.min / 2  // the encode side only
     private let frameRate: Int
     private let outputWidth: Int
     private let outputHeight: Int
@@ -36,7 +37,13 @@ public final class VideoEncoder: @unchecked Sendable {
     /// (see ``VideoEncoderOptions``). Throws when the settings are invalid (an unknown preset or
     /// tune, a zero size or rate), the encoder is missing, or it cannot open (a hardware encoder
     /// without its device: the message says so).
-    public init(settings: VideoEncoderSettings, inputWidth: Int, inputHeight: Int, frameRate: Int, id: String) throws(MediaError) {
+    ///
+    /// `lowDelay` (variable frame rate, issue 11): x264 holds no frame back (no B-frames, no
+    /// look-ahead, sliced instead of frame threads), because at two frames a second on a still
+    /// screen a look-ahead of 15 frames would hold a picture back for 15 seconds. Key frames come
+    /// by time in every mode (``VideoEncoderSettings/keyFrameIntervalSeconds``), not frame count.
+    public init(settings: VideoEncoderSettings, inputWidth: Int, inputHeight: Int, frameRate: Int, id: String,
+                lowDelay: Bool = false) throws(MediaError) {
         guard inputWidth >= 2, inputHeight >= 2 else {
             throw MediaError("video encoder \(id): input size \(inputWidth)x\(inputHeight) is too small")
         }
@@ -81,7 +88,10 @@ public final class VideoEncoder: @unchecked Sendable {
         context.pointee.color_primaries = AVCOL_PRI_BT709
         context.pointee.color_trc = AVCOL_TRC_BT709
 
-        let plan = try VideoEncoderOptions(settings: settings, encoderName: encoderName, id: id)
+        var plan = try VideoEncoderOptions(settings: settings, encoderName: encoderName, id: id)
+        if lowDelay && encoderName == "libx264" {
+            plan.options["x264-params", default: ""] += ":bframes=0:rc-lookahead=0:sync-lookahead=0:sliced-threads=1:mbtree=0"
+        }
         if let bitsPerSecond = plan.bitRate {
             context.pointee.bit_rate = Int64(bitsPerSecond)
             context.pointee.rc_max_rate = Int64(bitsPerSecond)
@@ -151,6 +161,7 @@ public final class VideoEncoder: @unchecked Sendable {
         if writable < 0 { throw MediaError("video encoder \(id): making the frame writable at pts \(pts)", code: writable) }
         try scaler.scale(pixels, bytesPerRow: bytesPerRow, into: frame)
         frame.pointee.pts = pts
+        markKeyFrameByTime(frame, pts: pts)
         try codec.encode(frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
         }
@@ -188,9 +199,18 @@ public final class VideoEncoder: @unchecked Sendable {
     /// same picture may be encoded again later at a later `pts` (libx264 copies its input).
     public func encode(_ picture: ConvertedPicture, pts: Int64, emit: (SampleBuffer) -> Void) throws(MediaError) {
         picture.frame.pointee.pts = pts
+        markKeyFrameByTime(picture.frame, pts: pts)
         try codec.encode(picture.frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
         }
+    }
+
+    /// Key frames by time, not by frame count: with variable frame rate (issue 11) a still screen
+    /// sends two frames a second, and a GOP of N frames would then last N seconds.
+    private func markKeyFrameByTime(_ frame: UnsafeMutablePointer<AVFrame>, pts: Int64) {
+        let key = pts - lastKeyPts >= Int64(codec.pointer.pointee.gop_size)
+        frame.pointee.pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        if key { lastKeyPts = pts }
     }
 
     /// Flushes the encoder: emits the packets of frames still in its lookahead. Call once, last.

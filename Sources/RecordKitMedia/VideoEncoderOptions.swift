@@ -17,7 +17,7 @@ import RecordKit
 ///   these encoders have no such option.
 public struct VideoEncoderOptions: Sendable {
     /// The dictionary for `avcodec_open2`.
-    public let options: [String: String]
+    public var options: [String: String]
     /// The target bitrate in bit/s to set on the context (bit_rate = rc_max_rate, one-second buffer), or nil.
     public let bitRate: Int?
     /// For messages: "preset veryfast, crf 23".

@@ -4,14 +4,17 @@ import RecordKitPipeline
 extension StartArguments {
     /// The recording configuration these arguments describe; malformed values are `bad_argument`.
     public func recordingConfiguration() throws(ControlError) -> RecordingConfiguration {
+        var configuration: RecordingConfiguration
         do throws(RecorderError) {
-            return try RecordingConfiguration(
+            configuration = try RecordingConfiguration(
                 display: display, fps: fps, region: region, window: window, showsCursor: !noCursor,
                 appAudio: !noAppAudio, appSink: appSink, micAudio: !noMic, micSource: micSource,
                 audioServer: audioServer, requireAudio: requireAudio, pauseOnBackground: pauseOnBackground)
         } catch {
             throw error.controlError
         }
+        try applySources(to: &configuration)  // issue 11
+        return configuration
     }
 
     /// The extensions these arguments ask for, in order: the `file` extension (unless

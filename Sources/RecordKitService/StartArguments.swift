@@ -45,6 +45,12 @@ public struct StartArguments: Codable, Sendable, Equatable {
     /// file), as setup values of the `file` and `rtmp` extensions (`videoCodec`, `crf`,
     /// `bitrate` in bit/s, …), which resolve and check them.
     public var encoding: [String: String] = [:]
+    /// "constant" or "variable" (`--frame-rate-mode`).
+    public var frameRateMode: String = "variable"
+    /// RandR monitor name or index (`--monitor`), or nil.
+    public var monitor: String?
+    /// Application name or pid whose sound is the app audio (`--app-audio-from`), or nil.
+    public var appAudioFrom: String?
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -73,5 +79,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
         encoding = try c.decodeIfPresent([String: String].self, forKey: .encoding) ?? d.encoding
+        frameRateMode = try c.decodeIfPresent(String.self, forKey: .frameRateMode) ?? d.frameRateMode
+        monitor = try c.decodeIfPresent(String.self, forKey: .monitor)
+        appAudioFrom = try c.decodeIfPresent(String.self, forKey: .appAudioFrom)
     }
 }

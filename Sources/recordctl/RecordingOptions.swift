@@ -38,6 +38,8 @@ struct RecordingOptions: ParsableArguments {
                                valueName: "POLICY"))
     var pauseOnBackground: BackgroundPolicyOption = .hidden
 
+    @OptionGroup var sources: CaptureSourceOptions
+
     // MARK: Where it goes
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write (default: a timestamped name in the videos directory).", valueName: "FILE"))
@@ -78,6 +80,7 @@ struct RecordingOptions: ParsableArguments {
         if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
         if noMic && noAppAudio && requireAudio { throw ValidationError("--require-audio contradicts --no-mic --no-app-audio") }
         if noFile && (output != nil || format != nil || overwrite) { throw ValidationError("--no-file contradicts --output, --format and --overwrite") }
+        try sources.check(region: region, window: window, noAppAudio: noAppAudio, appSink: appSink)
     }
 
     /// These options as start arguments, with this process's display and audio server, paths
@@ -107,6 +110,7 @@ struct RecordingOptions: ParsableArguments {
         a.rtmp = try rtmpKey.resolve(rtmp)
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         a.encoding = try encoding.effective().setupValues
+        sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
             try a.check()

@@ -16,7 +16,8 @@ struct EncoderSet {
     private let frameRate: Int
 
     /// Opens an encoder for every encoded route in `routes`; their packets go to `slot`.
-    static func open(routes: Set<SampleRoute>, capture: ScreenCapture, frameRate: Int, slot: DispatcherSlot,
+    /// `lowDelay`: variable frame rate (issue 11), see ``VideoEncoder``.
+    static func open(routes: Set<SampleRoute>, capture: ScreenCapture, frameRate: Int, slot: DispatcherSlot, lowDelay: Bool = false,
                      onRouteFailed: @escaping @Sendable (SampleRoute, String) -> Void,
                      onOverload: @escaping @Sendable (String) -> Void) throws(RecorderError) -> EncoderSet {
         var formats: [SampleRoute: FormatDescription] = [:]
@@ -32,6 +33,7 @@ struct EncoderSet {
                 do {
                     let stage = try VideoEncodeStage(
                         settings: settings, width: capture.width, height: capture.height, frameRate: frameRate, id: "\(settings.codec.rawValue)-\(index)",
+                        lowDelay: lowDelay,
                         onPacket: { slot.push($0, on: route) }, onError: { onRouteFailed(route, $0.message) }, onOverload: onOverload)
                     videoStages.append(stage)
                     formats[route] = .encoded(stage.format)
@@ -71,7 +73,8 @@ struct EncoderSet {
             sinks.append { frame, broadcastNs, _ in
                 let sample = SampleBuffer(type: .video, presentationTime: .nanoseconds(broadcastNs), duration: frameDuration,
                                           formatDescription: format,
-                                          payload: .pixels(PixelData(buffer: frame.pixels, planeOffsets: [0], bytesPerRow: [frame.bytesPerRow])))
+                                          payload: .pixels(PixelData(buffer: frame.pixels, planeOffsets: [0], bytesPerRow: [frame.bytesPerRow])),
+                                          frameInfo: frame.frameInfo)
                 slot.push(sample, on: route)
             }
         }

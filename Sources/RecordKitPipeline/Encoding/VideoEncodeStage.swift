@@ -10,6 +10,10 @@ import Synchronization
 /// Capture never waits for encoding. When the encoder falls behind, frames are dropped evenly
 /// (``EvenFrameDropper``: every other frame beyond 10 waiting, all at ``maxPending``), counted,
 /// and reported once through `onOverload` with how far behind the encoder is.
+///
+/// Damage (issue 11): a frame whose picture did not change since the last one converted
+/// (``PictureChangeTracker``, which also carries the changes of dropped frames) is not converted
+/// again: the last converted picture is encoded at the new time (x264 copies its input).
 final class VideoEncodeStage: @unchecked Sendable {
     let route: SampleRoute
     private let encoder: VideoEncoder
@@ -18,6 +22,10 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let pending = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int64>(0)
     private let encodedFrames = Atomic<Int64>(0)
+    private let convertedRowCount = Atomic<Int64>(0)
+    private let conversionCount = Atomic<Int64>(0)
+    private let changes = PictureChangeTracker()
+    private var lastConverted: ConvertedPicture?  // on `convertQueue` only
     // Converted (yuv420p) pictures waiting for the encoder: 15 is half a second at 30 fps, about
     // 45 MB at 1080p. They hold no capture memory: a capture buffer is held only while it is
     // converted, at most `maxConverting` of them (of the pool's 12).
@@ -36,11 +44,12 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let onOverload: @Sendable (String) -> Void
     private let describeEncoder: String
 
-    init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String,
+    init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String, lowDelay: Bool = false,
          onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void,
          onOverload: @escaping @Sendable (String) -> Void = { _ in }) throws(MediaError) {
         self.route = .video(.encoded(settings))
-        self.encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id)
+        self.encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id,
+                                        lowDelay: lowDelay)
         self.frameRate = frameRate
         self.queue = DispatchQueue(label: "recordkit.encode.\(id)", qos: .userInteractive)
         self.convertQueue = DispatchQueue(label: "recordkit.convert.\(id)", qos: .userInteractive)
@@ -59,6 +68,7 @@ final class VideoEncodeStage: @unchecked Sendable {
         let waiting = pending.load(ordering: .relaxed)
         if converting.load(ordering: .relaxed) >= maxConverting || !dropper.admit(pending: waiting) {
             droppedFrames.add(1, ordering: .relaxed)
+            changes.dropped(frame)
             reportOverload(slotNs: broadcastNs)
             return
         }
@@ -67,9 +77,14 @@ final class VideoEncodeStage: @unchecked Sendable {
         convertQueue.async { [self] in
             let picture: ConvertedPicture?
             var failure: MediaError?
-            if let base = frame.pixels.bytes.baseAddress {
+            if changes.change(for: frame) == .none, let unchanged = lastConverted {
+                picture = unchanged  // the same picture again: nothing to convert
+            } else if let base = frame.pixels.bytes.baseAddress {
                 do throws(MediaError) {
                     picture = try encoder.convert(bgr0: base, bytesPerRow: frame.bytesPerRow, width: frame.width, height: frame.height)
+                    lastConverted = picture
+                    conversionCount.add(1, ordering: .relaxed)
+                    convertedRowCount.add(Int64(frame.height), ordering: .relaxed)
                 } catch {
                     picture = nil
                     failure = error
@@ -127,7 +142,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     /// constant-frame-rate recorder does, so the video lasts as long as the recording. Then
     /// drains the encoder and emits the remaining packets; returns when done.
     func finish(at endNs: Int64) {
-        convertQueue.sync {}  // every conversion has queued its encode
+        convertQueue.sync { lastConverted = nil }  // every conversion has queued its encode
         queue.sync {
             guard !failed else { return }
             let finalSlot = (endNs * Int64(frameRate) + 999_999_999) / 1_000_000_000 - 1
@@ -143,6 +158,10 @@ final class VideoEncodeStage: @unchecked Sendable {
     var dropped: Int64 { droppedFrames.load(ordering: .relaxed) }
     /// Frames encoded.
     var encoded: Int64 { encodedFrames.load(ordering: .relaxed) }
+    /// Picture rows converted to yuv420p so far.
+    var convertedRows: Int64 { convertedRowCount.load(ordering: .relaxed) }
+    /// Frames converted (a frame whose picture did not change is not).
+    var conversions: Int64 { conversionCount.load(ordering: .relaxed) }
     /// The longest run of consecutive frames dropped because the encoder was behind.
     var longestDropRun: Int { dropper.longestDropRun }
 }

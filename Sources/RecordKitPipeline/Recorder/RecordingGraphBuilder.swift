@@ -46,7 +46,8 @@ struct RecordingGraphBuilder {
         // One encoder per distinct route, opened now so that handlers learn their formats at start.
         let slot = DispatcherSlot()
         let encoders = try EncoderSet.open(routes: Set(routesPerHandler.flatMap { $0 }), capture: capture,
-                                           frameRate: configuration.screen.framesPerSecond, slot: slot, onRouteFailed: onRouteFailed,
+                                           frameRate: configuration.screen.framesPerSecond, slot: slot,
+                                           lowDelay: configuration.screen.frameRateMode == .variable, onRouteFailed: onRouteFailed,
                                            onOverload: warn)
 
         var runners: [HandlerRunner] = []
