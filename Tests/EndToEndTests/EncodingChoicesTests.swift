@@ -24,7 +24,8 @@ final class EncodingChoicesTests: EndToEndTestCase {
         ]
         for c in cases {
             let out = path(c.file)
-            let r = try rc.record(["--window", w.id, "--duration", "3", "--output", out] + c.args, timeout: 120)
+            // Constant frame rate: the test counts every frame slot of a still window.
+            let r = try rc.record(["--window", w.id, "--duration", "3", "--frame-rate-mode", "constant", "--output", out] + c.args, timeout: 120)
             XCTAssertEqual(r.exitCode, Recordctl.Exit.ok, "\(c.args): \(r)")
             let probe = try FFprobe.probe(out)
             verbose("\(c.args): \(probe)")
@@ -139,7 +140,8 @@ final class EncodingChoicesTests: EndToEndTestCase {
         }
         let w = try window(size: (640, 480), position: (100, 100), color: colour)
         let out = path("both.mp4")
-        let r = try Recordctl(rig).record(["--window", w.id, "--duration", "10", "--output", out, "--rtmp", "\(url)/\(key)"], timeout: 90)
+        let r = try Recordctl(rig).record(["--window", w.id, "--duration", "10", "--frame-rate-mode", "constant", "--output", out,
+                                           "--rtmp", "\(url)/\(key)"], timeout: 90)
         XCTAssertEqual(r.exitCode, 0, "\(r)")
         var flv: String?
         for _ in 0..<40 where flv == nil {
