@@ -16,7 +16,8 @@ extension StartArguments {
 
     /// The extensions these arguments ask for, in order: the `file` extension (unless
     /// ``noFile``) with `--output`, `--format` and `--overwrite` as its setup, one `rtmp`
-    /// extension per endpoint, then every `--extension`. `--output`, `--rtmp` and `--extension`
+    /// extension per endpoint, the `replay-buffer` extension for `--replay-buffer`, then every
+    /// `--extension`. `--output`, `--rtmp` and `--extension`
     /// are spellings of the same thing: requests for extensions from the one catalog.
     public func extensionRequests() -> [ExtensionRequest] {
         var requests: [ExtensionRequest] = []
@@ -25,6 +26,7 @@ extension StartArguments {
                                                                    "overwrite": overwrite ? "true" : "false"]))
         }
         for url in rtmp { requests.append(ExtensionRequest(name: "rtmp", setup: ["url": url])) }
+        if let replayRequest { requests.append(replayRequest) }
         return requests + extensions
     }
 }

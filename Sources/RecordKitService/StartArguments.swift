@@ -41,6 +41,10 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var extensions: [ExtensionRequest] = []
     /// Directories to look for extensions in besides the user's (`--extensions-dir`), absolute.
     public var extensionsDirs: [String] = []
+    /// Seconds the replay buffer keeps (`--replay-buffer`), or nil for none.
+    public var replayBuffer: Double?
+    /// The replay buffer's memory bound in MiB (`--replay-buffer-max-mb`), or nil for its default.
+    public var replayBufferMaxMegabytes: Int?
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -68,5 +72,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         rtmp = try c.decodeIfPresent([String].self, forKey: .rtmp) ?? d.rtmp
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
+        replayBuffer = try c.decodeIfPresent(Double.self, forKey: .replayBuffer)
+        replayBufferMaxMegabytes = try c.decodeIfPresent(Int.self, forKey: .replayBufferMaxMegabytes)
     }
 }

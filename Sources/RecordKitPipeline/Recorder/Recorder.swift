@@ -54,6 +54,9 @@ public final class Recorder: @unchecked Sendable {
     /// The current state.
     public var state: RecorderState { shared.withLock { $0.lifecycle.state } }
 
+    /// The handler runners of the running graph (none before start).
+    var runners: [HandlerRunner] { shared.withLock { $0.graph?.dispatcher.runners } ?? [] }
+
     // MARK: Start
 
     /// Opens capture, audio, encoders and handlers (each learns its streams' formats in

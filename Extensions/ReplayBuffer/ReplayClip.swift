@@ -1,0 +1,60 @@
+import RecordKit
+
+/// The part of a buffer snapshot a save writes, re-timed to start at zero.
+///
+/// Video starts on the last key frame at or before the requested start (so at most one group
+/// of pictures earlier), or on the oldest one when the buffer holds less than asked. Each audio
+/// track starts with its first packet at or after that key frame's presentation time (so within
+/// one audio frame of the video) and ends with the video. Every timestamp has the key frame's
+/// presentation time subtracted.
+struct ReplayClip {
+    /// The samples to write, in timeline order, re-timed.
+    let samples: [SampleBuffer]
+    /// Seconds of video in the clip.
+    let seconds: Double
+    /// Broadcast time (seconds) of the clip's first video frame in the recording.
+    let startSeconds: Double
+
+    /// The clip of the last `seconds` (nil: everything) of `snapshot`; nil when the snapshot
+    /// holds no video.
+    static func make(from snapshot: [SampleBuffer], seconds: Double?) -> ReplayClip? {
+        let video = snapshot.filter { $0.type == .video }
+        guard let newest = video.max(by: { $0.presentationTime < $1.presentationTime }) else { return nil }
+        let endNs = newest.presentationTime.nanoseconds + newest.duration.nanoseconds
+        let keyFrames = snapshot.indices.filter { i in
+            if snapshot[i].type == .video, case .packet(let p) = snapshot[i].payload { return p.isKeyFrame }
+            return false
+        }
+        guard let oldestKey = keyFrames.first else { return nil }
+        var startIndex = oldestKey
+        if let seconds {
+            let targetNs = endNs - Int64(seconds * 1e9)
+            if let last = keyFrames.last(where: { snapshot[$0].presentationTime.nanoseconds <= targetNs }) { startIndex = last }
+        }
+        let baseNs = snapshot[startIndex].presentationTime.nanoseconds
+        var clip: [SampleBuffer] = []
+        for (index, sample) in snapshot.enumerated() {
+            let pts = sample.presentationTime.nanoseconds
+            if sample.type == .video {
+                guard index >= startIndex else { continue }
+            } else {
+                guard pts >= baseNs, pts < endNs else { continue }
+            }
+            clip.append(retimed(sample, byNs: baseNs))
+        }
+        return ReplayClip(samples: clip, seconds: Double(endNs - baseNs) / 1e9, startSeconds: Double(baseNs) / 1e9)
+    }
+
+    /// `sample` with `offsetNs` subtracted from its times; the payload's memory is shared.
+    private static func retimed(_ sample: SampleBuffer, byNs offsetNs: Int64) -> SampleBuffer {
+        let pts = sample.presentationTime
+        let shiftedPTS = MediaTime.nanoseconds(pts.nanoseconds - offsetNs).converted(to: pts.timescale)
+        var payload = sample.payload
+        if case .packet(let p) = sample.payload {
+            let dts = MediaTime.nanoseconds(p.decodeTime.nanoseconds - offsetNs).converted(to: p.decodeTime.timescale)
+            payload = .packet(EncodedPacket(data: p.data, decodeTime: dts, isKeyFrame: p.isKeyFrame, encoderID: p.encoderID))
+        }
+        return SampleBuffer(type: sample.type, presentationTime: shiftedPTS, duration: sample.duration,
+                            formatDescription: sample.formatDescription, payload: payload)
+    }
+}
