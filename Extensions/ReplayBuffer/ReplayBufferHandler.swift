@@ -22,7 +22,10 @@ import Synchronization
 ///
 /// Threading: as every handler, called serially by the pipeline; ``exportClip(to:duration:completion:)``
 /// may be called from any thread.
-public final class ReplayBufferHandler: BroadcastActionHandler {
+public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Sendable {
+    // Sendable: `streams`, `context` and `lastPublishNs` are written only by the pipeline's
+    // serial calls (`streams` once, in broadcastStarted, before any save can be asked for); the
+    // buffer and the waiting saves are under `shared`.
     /// The action that saves a clip: arguments `seconds` (optional, default: the whole buffer),
     /// `path` (optional, absolute; default: a timestamped name in the clip directory) and
     /// `overwrite` (`true` to replace an existing file); result `path`, `seconds` (the clip's
@@ -32,16 +35,22 @@ public final class ReplayBufferHandler: BroadcastActionHandler {
     /// The options the handler was created with.
     public let options: ReplayBufferOptions
 
-    private let ring: Mutex<ReplayRing>
+    /// The buffer and the saves waiting for it to reach their request's time.
+    private struct Shared {
+        var ring: ReplayRing
+        var waiting: [ClipRequest] = []
+        var nextID = 0
+    }
+    private let shared: Mutex<Shared>
     private let saveQueue = DispatchQueue(label: "recordkit.replay-buffer.save", qos: .utility)
     private var streams: [(SampleBufferType, EncodedFormat)] = []
     private var context: BroadcastContext?
-    private var lastPublishNs: Int64 = Int64.min
+    private var lastPublishNs: Int64?
 
     /// Creates a replay buffer.
     public init(options: ReplayBufferOptions) {
         self.options = options
-        self.ring = Mutex(ReplayRing(maxDurationNs: Int64(options.seconds * 1e9), maxBytes: options.maxBytes))
+        self.shared = Mutex(Shared(ring: ReplayRing(maxDurationNs: Int64(options.seconds * 1e9), maxBytes: options.maxBytes)))
     }
 
     /// The file's input: encoded video (sharing the recording's video encode) and the app and
@@ -68,12 +77,19 @@ public final class ReplayBufferHandler: BroadcastActionHandler {
 
     /// Keeps the packet; publishes the buffer's size about once a second of broadcast time.
     public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
-        let (seconds, bytes) = ring.withLock { ring in
-            ring.append(sampleBuffer)
-            return (ring.seconds, ring.bytes)
+        let (seconds, bytes, due, snapshot) = shared.withLock { s in
+            s.ring.append(sampleBuffer)
+            var due: [ClipRequest] = []
+            if !s.waiting.isEmpty {
+                let reached = s.ring.newestVideoEndNs
+                due = s.waiting.filter { $0.untilNs <= reached }
+                s.waiting.removeAll { $0.untilNs <= reached }
+            }
+            return (s.ring.seconds, s.ring.bytes, due, due.isEmpty ? [] : s.ring.snapshot())
         }
+        for request in due { write(snapshot, for: request) }
         let now = sampleBuffer.presentationTime.nanoseconds
-        if type == .video, now - lastPublishNs >= 1_000_000_000 || now < lastPublishNs {
+        if type == .video, lastPublishNs.map({ now - $0 >= 1_000_000_000 || now < $0 }) ?? true {
             lastPublishNs = now
             context?.publish(serviceInfo: ["bufferSeconds": String(format2(seconds)), "bufferBytes": String(bytes)])
         }
@@ -96,14 +112,17 @@ public final class ReplayBufferHandler: BroadcastActionHandler {
             seconds = value
         }
         let path = arguments["path"].flatMap { $0.isEmpty ? nil : $0 }
-        exportClip(to: path, duration: seconds, overwrite: arguments["overwrite"] == "true", completion: completion)
+        let until = arguments[BroadcastActionArguments.requestTime].flatMap { Int64($0) }
+        exportClip(to: path, duration: seconds, overwrite: arguments["overwrite"] == "true", until: until, completion: completion)
     }
 
     /// ReplayKit's `exportClip(to:duration:completionHandler:)`: writes the last `duration`
     /// seconds (nil: the whole buffer) to an MP4 at `path` (nil: a timestamped name in the clip
     /// directory) and calls `completion` on the save queue with `path`, `seconds` and `start`.
-    /// Any thread; returns at once.
-    public func exportClip(to path: String?, duration: Double?, overwrite: Bool = false,
+    /// With `until` (broadcast nanoseconds, the moment of the request), the clip is taken once
+    /// the encoded video reached that moment (the encoder's look-ahead holds about half a
+    /// second of frames), or after ``maxWaitSeconds`` (a pause). Any thread; returns at once.
+    public func exportClip(to path: String?, duration: Double?, overwrite: Bool = false, until: Int64? = nil,
                            completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
         if let path {
             guard path.hasPrefix("/") else {
@@ -116,15 +135,43 @@ public final class ReplayBufferHandler: BroadcastActionHandler {
                 return
             }
         }
-        let snapshot = ring.withLock { $0.snapshot() }
+        let (id, snapshot): (Int?, [SampleBuffer]) = shared.withLock { s in
+            if let until, s.ring.newestVideoEndNs < until {
+                s.nextID += 1
+                s.waiting.append(ClipRequest(id: s.nextID, untilNs: until, path: path, duration: duration, completion: completion))
+                return (s.nextID, [])
+            }
+            return (nil, s.ring.snapshot())
+        }
+        guard let id else {
+            write(snapshot, for: ClipRequest(id: 0, untilNs: 0, path: path, duration: duration, completion: completion))
+            return
+        }
+        saveQueue.asyncAfter(deadline: .now() + Self.maxWaitSeconds) { [self] in
+            let (late, snapshot): (ClipRequest?, [SampleBuffer]) = shared.withLock { s in
+                guard let index = s.waiting.firstIndex(where: { $0.id == id }) else { return (nil, []) }
+                return (s.waiting.remove(at: index), s.ring.snapshot())
+            }
+            if let late { write(snapshot, for: late) }
+        }
+    }
+
+    /// How long a save waits for the encoded video to reach the moment of its request.
+    public static let maxWaitSeconds = 1.5
+
+    /// Writes the clip `request` asks for from `snapshot`, on the save queue.
+    private func write(_ snapshot: [SampleBuffer], for request: ClipRequest) {
         let streams = self.streams
         let directory = options.directory
+        let (path, duration, completion) = (request.path, request.duration, request.completion)
         saveQueue.async {
             guard let clip = ReplayClip.make(from: snapshot, seconds: duration) else {
                 completion(.failure(BroadcastError(.outputFailed, "the replay buffer holds no video yet; nothing was saved")))
                 return
             }
-            let target = path ?? ReplayClipWriter.defaultPath(in: directory ?? ReplayClipWriter.videosDirectory())
+            let folder = directory ?? ReplayClipWriter.videosDirectory()
+            if path == nil { mkdir(folder, 0o755) }  // the videos directory may not exist yet
+            let target = path ?? ReplayClipWriter.defaultPath(in: folder)
             do throws(BroadcastError) {
                 try ReplayClipWriter.write(clip, streams: streams, to: target)
                 completion(.success(["path": target, "seconds": format2(clip.seconds), "start": format2(clip.startSeconds)]))
@@ -136,8 +183,13 @@ public final class ReplayBufferHandler: BroadcastActionHandler {
 
     /// Waits for saves in progress, then lets go of the buffer.
     public func broadcastFinished() {
+        let waiting = shared.withLock { s in
+            defer { s.waiting = [] }
+            return (s.waiting, s.ring.snapshot())
+        }
+        for request in waiting.0 { write(waiting.1, for: request) }
         saveQueue.sync {}
-        ring.withLock { $0.removeAll() }
+        shared.withLock { $0.ring.removeAll() }
         context = nil
     }
 }
@@ -147,4 +199,13 @@ private func format2(_ seconds: Double) -> String {
     let hundredths = Int64((seconds * 100).rounded())
     let fraction = abs(hundredths % 100)
     return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+}
+
+/// A save waiting for the buffer to reach the moment of its request.
+private struct ClipRequest: Sendable {
+    var id: Int
+    var untilNs: Int64
+    var path: String?
+    var duration: Double?
+    var completion: @Sendable (Result<[String: String], BroadcastError>) -> Void
 }

@@ -3,7 +3,8 @@ import RecordKit
 /// The part of a buffer snapshot a save writes, re-timed to start at zero.
 ///
 /// Video starts on the last key frame at or before the requested start (so at most one group
-/// of pictures earlier), or on the oldest one when the buffer holds less than asked. Each audio
+/// of pictures earlier), or on the oldest one when the buffer holds less than asked, and ends
+/// with the last frame before which no frame is missing (B frames the encoder still holds). Each audio
 /// track starts with its first packet at or after that key frame's presentation time (so within
 /// one audio frame of the video) and ends with the video. Every timestamp has the key frame's
 /// presentation time subtracted.
@@ -20,7 +21,7 @@ struct ReplayClip {
     static func make(from snapshot: [SampleBuffer], seconds: Double?) -> ReplayClip? {
         let video = snapshot.filter { $0.type == .video }
         guard let newest = video.max(by: { $0.presentationTime < $1.presentationTime }) else { return nil }
-        let endNs = newest.presentationTime.nanoseconds + newest.duration.nanoseconds
+        let newestEndNs = newest.presentationTime.nanoseconds + newest.duration.nanoseconds
         let keyFrames = snapshot.indices.filter { i in
             if snapshot[i].type == .video, case .packet(let p) = snapshot[i].payload { return p.isKeyFrame }
             return false
@@ -28,15 +29,32 @@ struct ReplayClip {
         guard let oldestKey = keyFrames.first else { return nil }
         var startIndex = oldestKey
         if let seconds {
-            let targetNs = endNs - Int64(seconds * 1e9)
+            let targetNs = newestEndNs - Int64(seconds * 1e9)
             if let last = keyFrames.last(where: { snapshot[$0].presentationTime.nanoseconds <= targetNs }) { startIndex = last }
         }
         let baseNs = snapshot[startIndex].presentationTime.nanoseconds
+        // The encoder emits frames in decode order: a snapshot can end after a P frame whose
+        // B frames are still in the encoder. Keep the longest decode-order run whose frames
+        // fill every slot from the start (each decodes from what precedes it); end there.
+        var lastComplete = startIndex
+        var count = 0
+        var maxPTS = Int64.min
+        var endNs = baseNs
+        for index in startIndex..<snapshot.count where snapshot[index].type == .video {
+            let sample = snapshot[index]
+            count += 1
+            maxPTS = max(maxPTS, sample.presentationTime.nanoseconds)
+            let period = max(sample.duration.nanoseconds, 1)
+            if abs(maxPTS - (baseNs + Int64(count - 1) * period)) <= period / 2 {
+                lastComplete = index
+                endNs = maxPTS + period
+            }
+        }
         var clip: [SampleBuffer] = []
         for (index, sample) in snapshot.enumerated() {
             let pts = sample.presentationTime.nanoseconds
             if sample.type == .video {
-                guard index >= startIndex else { continue }
+                guard index >= startIndex, index <= lastComplete else { continue }
             } else {
                 guard pts >= baseNs, pts < endNs else { continue }
             }

@@ -16,7 +16,8 @@ struct ReplayRing {
     private var start = 0
     /// Indices in `samples` of the video key frames at or after `start`.
     private var keyFrames: [Int] = []
-    private var newestVideoEndNs: Int64 = 0
+    /// Where the newest video frame ends, in broadcast nanoseconds.
+    private(set) var newestVideoEndNs: Int64 = 0
     /// Bytes of encoded media held.
     private(set) var bytes = 0
 

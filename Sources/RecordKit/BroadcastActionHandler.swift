@@ -14,9 +14,18 @@ public protocol BroadcastActionHandler: BroadcastSampleHandler {
     /// ``BroadcastSampleHandler/broadcastStarted(setupInfo:context:)``.
     var supportedActions: Set<String> { get }
 
-    /// Performs `action` with `arguments` (string values, as the action documents them) and
+    /// Performs `action` with `arguments` (string values, as the action documents them, plus
+    /// ``BroadcastActionArguments/requestTime`` added by the recorder) and
     /// calls `completion` once with its result (`"path"` of a file written, …) or an error that
     /// says what failed. Only called between `broadcastStarted` and `broadcastFinished`.
     func perform(action: String, arguments: [String: String],
                  completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void)
+}
+
+/// Arguments the recorder adds to every action.
+public enum BroadcastActionArguments {
+    /// The broadcast time at which the action was asked for, in nanoseconds (decimal): a handler
+    /// that works on recent media (the replay buffer) waits until its samples reach it, since
+    /// encoders deliver about half a second late.
+    public static let requestTime = "requestTime"
 }

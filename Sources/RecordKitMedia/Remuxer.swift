@@ -9,8 +9,11 @@ public enum Remuxer {
     /// index before the media). Timestamps are kept. Reads the input once and, with faststart,
     /// rewrites the output once more; needs room for a second copy of the file.
     ///
+    /// The output carries `chapters`, or the input's own chapters when `chapters` is empty.
+    ///
     /// On failure the partial output is removed and the input is left untouched.
-    public static func remux(from input: String, to output: String, container: String, options: [String: String]) throws(MediaError) {
+    public static func remux(from input: String, to output: String, container: String, options: [String: String],
+                             chapters: [MediaChapter] = []) throws(MediaError) {
         var source: UnsafeMutablePointer<AVFormatContext>? = nil
         let opened = avformat_open_input(&source, input, nil, nil)
         guard opened >= 0, let source else { throw MediaError("opening \(input) for remuxing", code: opened) }
@@ -61,6 +64,7 @@ public enum Remuxer {
             if io < 0 { throw MediaError("opening \(output) for writing", code: io) }
             fileOpen = true
         }
+        try ChapterTable.append(chapters.isEmpty ? ChapterTable.read(source) : chapters, to: destination)
         let dictionary = OptionDictionary(options)
         let header = avformat_write_header(destination, &dictionary.pointer)
         if header < 0 { throw MediaError("writing the \(container) header to \(output)", code: header) }

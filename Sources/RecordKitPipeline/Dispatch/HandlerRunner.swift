@@ -122,6 +122,9 @@ final class HandlerRunner: @unchecked Sendable {
     /// Queues `broadcastResumed()`.
     func resumed() { lifecycle { $0.broadcastResumed() } }
 
+    /// Queues `broadcastAnnotated(_:)`.
+    func annotated(_ annotation: BroadcastAnnotation) { lifecycle { $0.broadcastAnnotated(annotation) } }
+
     /// Queues `perform(action:…)` in order with the samples; `completion` gets the handler's
     /// result, or an error when the handler ended or does not perform `action`.
     func perform(action: String, arguments: [String: String],

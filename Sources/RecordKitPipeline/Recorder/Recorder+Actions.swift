@@ -1,3 +1,4 @@
+import CShims
 import Dispatch
 import RecordKit
 import Synchronization
@@ -13,7 +14,7 @@ public struct HandlerActionResult: Sendable {
 extension Recorder {
     /// Performs `action` on every handler of the recording that declares it
     /// (``BroadcastActionHandler/supportedActions``), each on its own queue in order with its
-    /// samples, and blocks until every one answered or `timeout` seconds passed (a handler that
+    /// samples, with ``BroadcastActionArguments/requestTime`` added, and blocks until every one answered or `timeout` seconds passed (a handler that
     /// did not answer by then reports an error; its work goes on). The recorder forwards by name
     /// only: it knows no concrete handler. Throws ``RecorderError/Kind/invalidState`` when the
     /// recording is not running or paused, or no handler performs `action`.
@@ -26,6 +27,8 @@ extension Recorder {
         guard !performers.isEmpty else {
             throw RecorderError(.invalidState, "no handler of this recording performs '\(action)'")
         }
+        var arguments = arguments
+        arguments[BroadcastActionArguments.requestTime] = String(max(0, timeline.now(cshim_monotonic_ns())))
         let results = Mutex([String: Result<[String: String], BroadcastError>]())
         let group = DispatchGroup()
         for runner in performers {
