@@ -8,8 +8,12 @@ public struct CommandOptions: Codable, Sendable, Equatable {
     /// `save-replay`: replace `output` if it exists.
     public var overwrite: Bool?
 
+    /// `mark`: the marker's title (nil or empty: "Chapter N").
+    public var title: String?
+
     /// Options with every member unset.
-    public init(seconds: Double? = nil, output: String? = nil, overwrite: Bool? = nil) {
+    public init(seconds: Double? = nil, output: String? = nil, overwrite: Bool? = nil, title: String? = nil) {
+        self.title = title
         self.seconds = seconds
         self.output = output
         self.overwrite = overwrite

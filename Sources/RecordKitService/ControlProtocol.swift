@@ -32,6 +32,8 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     /// Save the replay buffer's last seconds to an MP4 (``ControlRequest/options``: `seconds`,
     /// `output`, `overwrite`); performed by whichever handler declares the action `save-replay`.
     case saveReplay = "save-replay"
+    /// Add a chapter marker at the current broadcast time (``ControlRequest/options``: `title`).
+    case mark
 }
 
 /// A request: `{"v":1,"id":"7","cmd":"start","args":{…}}`.
@@ -44,7 +46,7 @@ public struct ControlRequest: Codable, Sendable {
     public var cmd: ControlCommand
     /// Arguments of `start`.
     public var args: StartArguments?
-    /// Arguments of the other commands that take some (`save-replay`).
+    /// Arguments of the other commands that take some (`save-replay`, `mark`).
     public var options: CommandOptions?
 
     /// Creates a request.

@@ -22,6 +22,8 @@ public struct ControlResult: Codable, Sendable {
     public var path: String?
     /// `save-replay`: the clip's length in seconds.
     public var seconds: Double?
+    /// `mark`: the marker's broadcast time in seconds.
+    public var time: Double?
 
     /// An empty result.
     public init() {}

@@ -67,6 +67,8 @@ public final class RecordingService: @unchecked Sendable {
                 return .success(id, try locked { () throws(ControlError) in try pause() })
             case .resume:
                 return .success(id, try locked { () throws(ControlError) in try resume() })
+            case .mark:
+                return .success(id, try mark(request.options ?? CommandOptions()))
             case .saveReplay:
                 return .success(id, try saveReplay(request.options ?? CommandOptions()))
             case .shutdown:

@@ -29,3 +29,11 @@ extension RecordingSession {
         }
     }
 }
+
+extension RecordingSession {
+    /// Adds a marker titled `title` at the current broadcast time (see ``Recorder/mark(title:applicationInfo:)``);
+    /// returns its time in seconds.
+    public func mark(title: String) throws(ControlError) -> Double {
+        do throws(RecorderError) { return try recorder.mark(title: title).time.seconds } catch { throw error.controlError }
+    }
+}
