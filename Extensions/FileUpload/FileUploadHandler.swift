@@ -127,9 +127,10 @@ public final class FileUploadHandler: RecoverableBroadcastHandler {
             fail(error)
         }
         if let working {
-            do { try MP4Finalizer.deliver(working, to: outputPath, remux: options.container == .mp4, chapters: chapters.chapters()) } catch { fail(error, always: true) }
+            do { try MP4Finalizer.deliver(working, to: outputPath, remux: options.container == .mp4,
+                                                 chapters: chapters.chapters().coveringFromZero()) } catch { fail(error, always: true) }
         } else if options.container == .mp4, phase == .recording {
-            do { try MP4Finalizer.finalize(outputPath, chapters: chapters.chapters()) } catch { fail(error) }
+            do { try MP4Finalizer.finalize(outputPath, chapters: chapters.chapters().coveringFromZero()) } catch { fail(error) }
         }
     }
 

@@ -39,6 +39,8 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
     private struct Shared {
         var ring: ReplayRing
         var waiting: [ClipRequest] = []
+        /// Markers, oldest first (the last ``maxAnnotations``).
+        var annotations: [BroadcastAnnotation] = []
         var nextID = 0
     }
     private let shared: Mutex<Shared>
@@ -94,6 +96,17 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
             context?.publish(serviceInfo: ["bufferSeconds": String(format2(seconds)), "bufferBytes": String(bytes)])
         }
     }
+
+    /// Keeps the marker: a clip that covers its time gets it as a chapter.
+    public func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
+        shared.withLock { s in
+            s.annotations.append(annotation)
+            if s.annotations.count > Self.maxAnnotations { s.annotations.removeFirst(s.annotations.count - Self.maxAnnotations) }
+        }
+    }
+
+    /// The most markers kept.
+    static let maxAnnotations = 1000
 
     /// Performs `save-replay` (see ``saveAction``): the snapshot is taken now, the file is
     /// written on the save queue.
@@ -164,8 +177,9 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
         let streams = self.streams
         let directory = options.directory
         let (path, duration, completion) = (request.path, request.duration, request.completion)
+        let annotations = shared.withLock { $0.annotations }
         saveQueue.async {
-            guard let clip = ReplayClip.make(from: snapshot, seconds: duration) else {
+            guard let clip = ReplayClip.make(from: snapshot, seconds: duration, annotations: annotations) else {
                 completion(.failure(BroadcastError(.outputFailed, "the replay buffer holds no video yet; nothing was saved")))
                 return
             }

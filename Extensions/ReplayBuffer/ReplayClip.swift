@@ -1,4 +1,5 @@
 import RecordKit
+import RecordKitMedia
 
 /// The part of a buffer snapshot a save writes, re-timed to start at zero.
 ///
@@ -15,10 +16,12 @@ struct ReplayClip {
     let seconds: Double
     /// Broadcast time (seconds) of the clip's first video frame in the recording.
     let startSeconds: Double
+    /// The markers inside the clip, as chapters on its timeline.
+    var chapters: [MediaChapter] = []
 
     /// The clip of the last `seconds` (nil: everything) of `snapshot`; nil when the snapshot
     /// holds no video.
-    static func make(from snapshot: [SampleBuffer], seconds: Double?) -> ReplayClip? {
+    static func make(from snapshot: [SampleBuffer], seconds: Double?, annotations: [BroadcastAnnotation] = []) -> ReplayClip? {
         let video = snapshot.filter { $0.type == .video }
         guard let newest = video.max(by: { $0.presentationTime < $1.presentationTime }) else { return nil }
         let newestEndNs = newest.presentationTime.nanoseconds + newest.duration.nanoseconds
@@ -60,7 +63,14 @@ struct ReplayClip {
             }
             clip.append(retimed(sample, byNs: baseNs))
         }
-        return ReplayClip(samples: clip, seconds: Double(endNs - baseNs) / 1e9, startSeconds: Double(baseNs) / 1e9)
+        let inside = annotations.filter { $0.time.nanoseconds >= baseNs && $0.time.nanoseconds < endNs }.sorted { $0.time < $1.time }
+        let chapters = inside.enumerated().map { index, annotation in
+            let start = annotation.time.nanoseconds - baseNs
+            let end = index + 1 < inside.count ? inside[index + 1].time.nanoseconds - baseNs : endNs - baseNs
+            return MediaChapter(title: annotation.title.isEmpty ? "Chapter \(index + 1)" : annotation.title,
+                                start: .nanoseconds(start), end: .nanoseconds(end))
+        }
+        return ReplayClip(samples: clip, seconds: Double(endNs - baseNs) / 1e9, startSeconds: Double(baseNs) / 1e9, chapters: chapters)
     }
 
     /// `sample` with `offsetNs` subtracted from its times; the payload's memory is shared.

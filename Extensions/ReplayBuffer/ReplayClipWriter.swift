@@ -14,7 +14,8 @@ enum ReplayClipWriter {
         let temporary = (directory.isEmpty ? "" : directory) + "/." + name + ".saving.mp4"
         let index = Dictionary(uniqueKeysWithValues: streams.enumerated().map { ($1.0, $0) })
         do throws(MediaError) {
-            let muxer = try Muxer(url: temporary, container: "mp4", streams: streams.map(\.1), options: ["movflags": "+faststart"])
+            let muxer = try Muxer(url: temporary, container: "mp4", streams: streams.map(\.1), chapters: clip.chapters.coveringFromZero(),
+                                  options: ["movflags": "+faststart"])
             do throws(MediaError) {
                 for sample in clip.samples {
                     guard let stream = index[sample.type] else { continue }

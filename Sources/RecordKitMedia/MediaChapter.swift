@@ -18,12 +18,24 @@ public struct MediaChapter: Sendable, Hashable {
     }
 }
 
+extension [MediaChapter] {
+    /// These chapters as an MP4 can carry them: libavformat writes MP4 chapters as a QuickTime
+    /// chapter track, which covers the file from zero (a first chapter that starts later is
+    /// read back as starting at zero). So when the first chapter starts after zero, a chapter
+    /// titled `title` covers the part before it.
+    public func coveringFromZero(title: String = "Start") -> [MediaChapter] {
+        guard let first = self.first, first.start.nanoseconds > 0 else { return self }
+        return [MediaChapter(title: title, start: .zero, end: first.start)] + self
+    }
+}
+
 /// Reads and writes the chapter table of a libavformat context (times in milliseconds).
 /// libavformat frees the table with the context (`avformat_free_context`).
 enum ChapterTable {
-    /// Appends `chapters` to `context`'s table. For MP4 call it before the header to get a
-    /// QuickTime chapter track as well as the Nero `chpl` list; Matroska writes chapters added
-    /// any time before the trailer.
+    /// Appends `chapters` to `context`'s table. Call it after the header: MP4 then writes them
+    /// as the Nero `chpl` list with its index (chapters known before the header would also get a
+    /// QuickTime chapter track, whose first chapter always starts at zero); Matroska writes
+    /// chapters added any time before the trailer.
     static func append(_ chapters: [MediaChapter], to context: UnsafeMutablePointer<AVFormatContext>) throws(MediaError) {
         guard !chapters.isEmpty else { return }
         let old = Int(context.pointee.nb_chapters)

@@ -64,7 +64,6 @@ public enum Remuxer {
             if io < 0 { throw MediaError("opening \(output) for writing", code: io) }
             fileOpen = true
         }
-        try ChapterTable.append(chapters.isEmpty ? ChapterTable.read(source) : chapters, to: destination)
         let dictionary = OptionDictionary(options)
         let header = avformat_write_header(destination, &dictionary.pointer)
         if header < 0 { throw MediaError("writing the \(container) header to \(output)", code: header) }
@@ -72,6 +71,9 @@ public enum Remuxer {
         if !unknown.isEmpty {
             throw MediaError("remuxing \(input) failed: the \(container) muxer does not know the option(s) \(unknown.joined(separator: ", "))")
         }
+        // After the header: MP4 then lists them exactly in its `chpl` (a QuickTime chapter track,
+        // made for chapters known before the header, would start the first one at zero).
+        try ChapterTable.append(chapters.isEmpty ? ChapterTable.read(source) : chapters, to: destination)
 
         guard let packet = av_packet_alloc() else { throw MediaError("allocating a packet", code: shim_averror(ENOMEM)) }
         defer {
