@@ -99,11 +99,23 @@ final class ReplayBufferTests: EndToEndTestCase {
         let handlers = (recorder["handlers"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         XCTAssertEqual(handlers, ["replay-buffer"], "the buffer is the only handler")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out), [], "nothing written while buffering")
+        let markedAt = Double(try service.ok(["mark", "Bug"])) ?? -1
+        Thread.sleep(forTimeInterval: 1)
         let clip = try save(out + "/only.mp4")
         XCTAssertEqual(try service.ok(["stop"]), "", "stop has no file to print")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out), ["only.mp4"], "only the clip")
         let packets = try videoPackets(clip.path)
         XCTAssertGreaterThanOrEqual(Double(packets.count) / 30, 5 - 0.05)
+        // The marker inside the clip's window is a chapter of the clip, at its place in it.
+        let chapters = String(decoding: try ProcessRunner.output("ffprobe", ["-v", "error", "-show_chapters", "-of", "csv=p=0",
+                                                                               "-show_entries", "chapter=start_time:chapter_tags=title", clip.path]),
+                              as: UTF8.self).split(whereSeparator: \.isNewline).map { $0.split(separator: ",") }
+        let bug = chapters.first { $0.count >= 2 && $0[1] == "Bug" }
+        XCTAssertNotNil(bug, "the clip has the marker as a chapter: \(chapters)")
+        if let bug, let start = Double(bug[0]) {
+            let clipEnd = Double(packets.count) / 30
+            XCTAssertEqual(start, clipEnd - (clip.before - markedAt), accuracy: 0.6, "the chapter sits where the mark was made")
+        }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: service.sessionsDir), [], "session directory removed")
     }
 
