@@ -280,7 +280,8 @@ def main():
     ap.add_argument("--duration", type=int, default=30, help="seconds per recording (default 30)")
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--size", default="1920x1080", help="screen size of the rig (default 1920x1080)")
-    ap.add_argument("--recorders", default="ours,ffmpeg", help="comma list: ours, ffmpeg (default both)")
+    ap.add_argument("--recorders", default="ours,ffmpeg",
+                    help="comma list: ours, ours-replay (ours plus --replay-buffer 30: the buffer's cost), ffmpeg (default ours,ffmpeg)")
     ap.add_argument("--recordctl", default=os.path.join(ROOT, ".build/release/recordctl"),
                     help="recordctl binary (default .build/release/recordctl)")
     ap.add_argument("--out-dir", default=None, help="where recordings go (default $RK_RIG_DIR/bench)")
@@ -290,9 +291,9 @@ def main():
 
     recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]
     for r in recorders:
-        if r not in ("ours", "ffmpeg"):
+        if r not in ("ours", "ours-replay", "ffmpeg"):
             die(f"unknown recorder {r!r}")
-    if "ours" in recorders and not os.access(args.recordctl, os.X_OK):
+    if ("ours" in recorders or "ours-replay" in recorders) and not os.access(args.recordctl, os.X_OK):
         die(f"{args.recordctl} not found: swift build -c release --product recordctl "
             f"(or --recorders ffmpeg)")
 
@@ -316,9 +317,11 @@ def main():
                 if os.path.exists(out):
                     os.unlink(out)
                 progress = os.path.join(logdir, f"{name}-r{rnd}.progress")
-                if name == "ours":
+                if name in ("ours", "ours-replay"):
                     cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
                            "--output", out]
+                    if name == "ours-replay":
+                        cmd += ["--replay-buffer", "30"]
                 else:
                     cmd = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
                            "-progress", progress,
@@ -371,7 +374,16 @@ def main():
             a, b = summary["ours"][k], summary["ffmpeg"][k]
             ratios[k] = a / b if a is not None and b else None
 
+    replay_ratios = {}
+    if "ours" in summary and "ours-replay" in summary:
+        for k in ("cpu_per_s", "peak_rss_mb"):
+            a, b = summary["ours-replay"][k], summary["ours"][k]
+            replay_ratios[k] = a / b if a is not None and b else None
+        log(f"replay buffer: CPU/s x{replay_ratios['cpu_per_s'] or float('nan'):.3f}, "
+            f"peak RSS x{replay_ratios['peak_rss_mb'] or float('nan'):.3f} (ours-replay / ours)")
+
     report = {
+        "ratios_replay_over_ours": replay_ratios,
         "config": {"rounds": args.rounds, "duration_s": args.duration, "fps": args.fps, "size": args.size,
                    "display": env.get("DISPLAY"), "recorders": recorders, "cpus": os.cpu_count(),
                    "recordctl": args.recordctl if "ours" in recorders else None},

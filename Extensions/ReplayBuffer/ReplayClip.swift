@@ -33,7 +33,8 @@ struct ReplayClip {
         var startIndex = oldestKey
         if let seconds {
             let targetNs = newestEndNs - Int64(seconds * 1e9)
-            if let last = keyFrames.last(where: { snapshot[$0].presentationTime.nanoseconds <= targetNs }) { startIndex = last }
+            // 1 ms of slack: times in 1/30 s do not convert to whole nanoseconds.
+            if let last = keyFrames.last(where: { snapshot[$0].presentationTime.nanoseconds <= targetNs + 1_000_000 }) { startIndex = last }
         }
         let baseNs = snapshot[startIndex].presentationTime.nanoseconds
         // The encoder emits frames in decode order: a snapshot can end after a P frame whose
