@@ -16,6 +16,11 @@ let package = Package(
     dependencies: [
         // Declarative command line (one type per verb), as STYLE.md recommends.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The SDK reference (`swift package generate-documentation --target RecordKit`, scripts/docs.sh):
+        // Apple's own DocC plugin; nothing links against it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
+        // The config file ($XDG_CONFIG_HOME/recordkit/config.toml): TOML with line numbers in errors.
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -28,8 +33,8 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
         .systemLibrary(
             name: "CX11", path: "Sources/CX11",
-            pkgConfig: "x11 xext xfixes xdamage xscrnsaver",
-            providers: [.apt(["libx11-dev", "libxext-dev", "libxfixes-dev", "libxdamage-dev", "libxss-dev"])]),
+            pkgConfig: "x11 xext xfixes xdamage xscrnsaver xrandr",
+            providers: [.apt(["libx11-dev", "libxext-dev", "libxfixes-dev", "libxdamage-dev", "libxss-dev", "libxrandr-dev"])]),
         // libpulse's .pc adds -D_REENTRANT -pthread, which SwiftPM warns about on every build; its
         // headers live in /usr/include, so the modulemap links it directly (Debian: libpulse-dev).
         .systemLibrary(name: "CPulse", path: "Sources/CPulse"),
@@ -68,11 +73,16 @@ let package = Package(
                                                          "ReplayBufferExtension"],
                 path: "Extensions/Builtins"),
 
+        // MARK: The config file and profiles (kept out of recordctl, which stays a thin command line).
+        .target(name: "RecordKitConfig",
+                dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
+                path: "Sources/RecordKitConfig"),
+
         // MARK: Command line.
         .executableTarget(
             name: "recordctl",
             dependencies: [
-                "RecordKit", "RecordKitService",
+                "RecordKit", "RecordKitService", "RecordKitConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/recordctl"),

@@ -21,7 +21,20 @@ Every subprocess is bounded. A recorder that overruns gets SIGINT (to the proces
 `timeout --foreground -s INT`: a process-group SIGINT makes ffmpeg see two and abort without
 writing `moov`), then SIGKILL.
 
+Issue 12 adds two recorders that stream and record at once, with the same encoder settings
+(H.264 veryfast, bitrate = maxrate = 6 Mbit/s, one-second VBV, GOP 2 s, AAC 160k), and reads
+back what the rig's nginx-rtmp recorded:
+
+  ours-rtmp   recordctl record --duration D --output A.mp4 --rtmp $RK_RTMP_URL/KEY  (one encode)
+  ffmpeg-tee  ffmpeg ... -c:v libx264 -preset veryfast -b:v 6M -maxrate 6M -bufsize 6M -g 60
+                -f tee "[select=...]B.mp4|[f=flv:select=\'v:0,a:0\']rtmp://..."
+
+and --start-latency N, which times N `recordctl start` calls against a running service (each
+followed by a discard) and prints the distribution, and what starting the service adds.
+
   scripts/benchmark.py                      # 2 rounds x 30 s, both recorders
+  scripts/benchmark.py --recorders ours,ours-rtmp,ffmpeg,ffmpeg-tee
+  scripts/benchmark.py --recorders ours --rounds 0 --start-latency 20
   scripts/benchmark.py --recorders ffmpeg   # only the FFmpeg reference
   scripts/benchmark.py --rounds 3 --json > bench.json
 
@@ -212,7 +225,7 @@ def probe(path, env):
     if not os.path.exists(path):
         return {"frames": 0, "video_s": 0.0, "audio_streams": 0, "error": "no output file"}
     p = run(["ffprobe", "-v", "error", "-count_frames", "-of", "json", "-show_entries",
-             "stream=codec_type,codec_name,width,height,nb_read_frames,duration:format=duration", path],
+             "stream=codec_type,codec_name,width,height,nb_read_frames,duration,bit_rate:format=duration", path],
             timeout=300, env=env, check=False)
     if p.returncode != 0:
         return {"frames": 0, "video_s": 0.0, "audio_streams": 0,
@@ -225,7 +238,8 @@ def probe(path, env):
     dur = v.get("duration") or j.get("format", {}).get("duration") or 0
     return {"frames": int(v.get("nb_read_frames", 0) or 0), "video_s": float(dur),
             "size": f"{v.get('width')}x{v.get('height')}" if v else None,
-            "audio_streams": len(audio), "file_mb": os.path.getsize(path) / 1e6}
+            "audio_streams": len(audio), "file_mb": os.path.getsize(path) / 1e6,
+            "video_mbps": int(v["bit_rate"]) / 1e6 if v.get("bit_rate") not in (None, "N/A") else None}
 
 
 def distinct_frames(path, env):
@@ -264,6 +278,108 @@ def ffmpeg_progress(path):
     return {"ffmpeg_dup": int(d.get("dup_frames", 0)), "ffmpeg_drop": int(d.get("drop_frames", 0))}
 
 
+def recorder_command(name, args, env, out, progress, rtmp):
+    """The command line of one recorder (see the module docstring)."""
+    if name in ("ours", "ours-rtmp", "ours-replay"):
+        cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps), "--output", out]
+        if name == "ours-replay":
+            return cmd + ["--replay-buffer", "30"]
+        return cmd + (["--rtmp", rtmp] if name == "ours-rtmp" else [])
+    grab_in = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-progress", progress,
+               "-f", "x11grab", "-framerate", str(args.fps), "-video_size", args.size, "-i", env["DISPLAY"],
+               "-f", "pulse", "-i", "app_sink.monitor", "-f", "pulse", "-i", "mic_sink.monitor",
+               "-map", "0", "-map", "1", "-map", "2"]
+    if name == "ffmpeg":
+        return grab_in + ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
+                          "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
+    # ffmpeg-tee: one encode for the file and the stream, the settings of recordctl's stream.
+    return grab_in + ["-c:v", "libx264", "-preset", "veryfast", "-b:v", "6M", "-maxrate", "6M", "-bufsize", "6M",
+                      "-g", str(2 * args.fps), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k",
+                      "-flags", "+global_header", "-t", str(args.duration), "-f", "tee",
+                      f"[f=mp4]{out}|[f=flv:select=\\'v:0,a:0\\':onfail=ignore]{rtmp}"]
+
+
+def server_probe(env, key):
+    """Frames in nginx-rtmp's recording of the stream `key` (RK_RTMP_REC_DIR), decoded."""
+    d = env.get("RK_RTMP_REC_DIR")
+    if not d:
+        return {"server_frames": None}
+    deadline = time.monotonic() + 10
+    files = []
+    while time.monotonic() < deadline:
+        files = sorted(f for f in os.listdir(d) if f.startswith(key) and f.endswith(".flv"))
+        if files:
+            time.sleep(1.5)  # nginx closes it once the publisher left
+            break
+        time.sleep(0.3)
+    if not files:
+        return {"server_frames": 0}
+    total = sum(probe(os.path.join(d, f), env)["frames"] for f in files)
+    for f in files:
+        os.unlink(os.path.join(d, f))
+    return {"server_frames": total}
+
+
+def side_by_side(args, env, out_dir):
+    """Ours and FFmpeg recording the same region at the same time (so the same content), the same
+    encoder settings; twice, swapping which starts first. Returns bitrates and ratios."""
+    # The middle of the screen: testsrc2's moving parts (its top-left corner is static).
+    region, size, offset = "960x540+480+270", "960x540", "+480,270"
+    runs = []
+    for first in ("ours", "ffmpeg"):
+        a = os.path.join(out_dir, "side-ours.mp4")
+        b = os.path.join(out_dir, "side-ffmpeg.mp4")
+        ours = [args.recordctl, "record", "--duration", str(args.side_by_side), "--region", region, "--no-mic",
+                "--no-app-audio", "--crf", "23", "--preset", "veryfast", "--keyframe-interval", "2", "--output", a, "--overwrite"]
+        ff = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "x11grab", "-framerate", str(args.fps),
+              "-video_size", size, "-i", env["DISPLAY"] + offset, "-c:v", "libx264", "-preset", "veryfast", "-crf", "23",
+              "-g", str(2 * args.fps), "-pix_fmt", "yuv420p", "-t", str(args.side_by_side), b]
+        procs = []
+        for cmd in ([ours, ff] if first == "ours" else [ff, ours]):
+            procs.append(subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL, start_new_session=True))
+        for p in procs:
+            try:
+                p.wait(timeout=args.side_by_side + 60)
+            except subprocess.TimeoutExpired:
+                stop_process(p)
+        pa, pb = probe(a, env), probe(b, env)
+        ma, mb = pa.get("video_mbps"), pb.get("video_mbps")
+        if not ma or not mb or not pa["frames"] or not pb["frames"]:
+            log(f"side by side: no result ({pa}, {pb})")
+            continue
+        runs.append({"region": size, "seconds": args.side_by_side, "first": first, "ours_mbps": ma, "ffmpeg_mbps": mb,
+                     "ours_frames": pa["frames"], "ffmpeg_frames": pb["frames"], "ratio": ma / mb,
+                     "per_frame_ratio": (ma / pa["frames"]) / (mb / pb["frames"])})
+    return {"runs": runs}
+
+
+def start_latency(args, env, out_dir):
+    """Times `recordctl start` (to its return) N times with recordd running, discarding each
+    recording; and once with no service (recordctl starts it)."""
+    runtime = f"/tmp/rk-bench-{os.getpid()}"
+    os.makedirs(runtime, mode=0o700, exist_ok=True)
+    senv = {**env, "XDG_RUNTIME_DIR": runtime, "XDG_STATE_HOME": os.path.join(out_dir, "state")}
+    out = os.path.join(out_dir, "start-latency.mp4")
+    ctl = args.recordctl
+
+    def timed_start():
+        t0 = time.monotonic()
+        run([ctl, "start", "--output", out, "--overwrite"], timeout=60, env=senv)
+        ms = (time.monotonic() - t0) * 1000
+        run([ctl, "discard"], timeout=60, env=senv)
+        return ms
+
+    try:
+        cold = timed_start()
+        samples = [timed_start() for _ in range(args.start_latency)]
+    finally:
+        run([ctl, "service", "stop"], timeout=30, env=senv, check=False)
+    xs = sorted(samples)
+    return {"n": len(xs), "min": xs[0], "median": xs[len(xs) // 2], "p90": xs[min(len(xs) - 1, int(len(xs) * 0.9))],
+            "max": xs[-1], "all": samples, "cold_ms": cold}
+
+
 def mean(xs):
     xs = [x for x in xs if x is not None]
     return sum(xs) / len(xs) if xs else None
@@ -287,13 +403,18 @@ def main():
     ap.add_argument("--out-dir", default=None, help="where recordings go (default $RK_RIG_DIR/bench)")
     ap.add_argument("--keep", action="store_true", help="keep the recordings")
     ap.add_argument("--json", action="store_true", help="print results as JSON on stdout")
+    ap.add_argument("--side-by-side", type=int, default=0, metavar="SECONDS",
+                    help="also record the same 960x540 region (the screen's middle) with ours and FFmpeg at the same time (identical "
+                         "content, CRF 23 veryfast GOP 60) and compare the video bitrates (issue 12)")
+    ap.add_argument("--start-latency", type=int, default=0, metavar="N",
+                    help="also time N `recordctl start` calls with the service running (issue 12)")
     args = ap.parse_args()
 
     recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]
     for r in recorders:
-        if r not in ("ours", "ours-replay", "ffmpeg"):
+        if r not in ("ours", "ffmpeg", "ours-rtmp", "ffmpeg-tee", "ours-replay"):
             die(f"unknown recorder {r!r}")
-    if ("ours" in recorders or "ours-replay" in recorders) and not os.access(args.recordctl, os.X_OK):
+    if any(r.startswith("ours") for r in recorders) and not os.access(args.recordctl, os.X_OK):
         die(f"{args.recordctl} not found: swift build -c release --product recordctl "
             f"(or --recorders ffmpeg)")
 
@@ -308,6 +429,7 @@ def main():
         log(f"warning: 1-minute load is {load:.2f} before starting: other work on this machine skews the numbers")
     content = None
     results = []
+    side = None
     try:
         content = start_content(env, args, logdir)
         time.sleep(2)  # let it settle
@@ -317,24 +439,15 @@ def main():
                 if os.path.exists(out):
                     os.unlink(out)
                 progress = os.path.join(logdir, f"{name}-r{rnd}.progress")
-                if name in ("ours", "ours-replay"):
-                    cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
-                           "--output", out]
-                    if name == "ours-replay":
-                        cmd += ["--replay-buffer", "30"]
-                else:
-                    cmd = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-                           "-progress", progress,
-                           "-f", "x11grab", "-framerate", str(args.fps), "-video_size", args.size,
-                           "-i", env["DISPLAY"],
-                           "-f", "pulse", "-i", "app_sink.monitor", "-f", "pulse", "-i", "mic_sink.monitor",
-                           "-map", "0", "-map", "1", "-map", "2",
-                           "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
-                           "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
+                key = f"testkey-bench-{name}-r{rnd}-{os.getpid()}"
+                rtmp = f"{env.get('RK_RTMP_URL', '')}/{key}"
+                cmd = recorder_command(name, args, env, out, progress, rtmp)
                 log(f"round {rnd}/{args.rounds}: {name}: {shlex.join(cmd)}")
                 m = run_recorder(f"{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
                 m.update(probe(out, env))
                 m["distinct_frames"] = distinct_frames(out, env)
+                if name in ("ours-rtmp", "ffmpeg-tee"):
+                    m.update(server_probe(env, key))
                 if name == "ffmpeg":
                     m.update(ffmpeg_progress(progress))
                 expected = args.fps * args.duration
@@ -353,6 +466,8 @@ def main():
                 if not args.keep and os.path.exists(out):
                     os.unlink(out)
                 results.append(m)
+        if args.side_by_side > 0:
+            side = side_by_side(args, env, out_dir)  # needs the moving content
     finally:
         if content is not None:
             stop_process(content, sig=signal.SIGTERM, grace=5)
@@ -363,16 +478,18 @@ def main():
     summary = {}
     for name in recorders:
         rs = [r for r in results if r["recorder"] == name]
-        summary[name] = {k: mean([r[k] for r in rs]) for k in
+        summary[name] = {k: mean([r.get(k) for r in rs]) for k in
                          ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "frames", "dropped",
-                          "distinct_frames", "cpu_s", "wall_s", "file_mb")}
+                          "distinct_frames", "cpu_s", "wall_s", "file_mb", "video_mbps", "server_frames")}
         summary[name]["worst_dropped"] = max((r["dropped"] for r in rs), default=None)
         summary[name]["failed_runs"] = sum(1 for r in rs if r["exit"] != 0 or r.get("error"))
     ratios = {}
-    if "ours" in summary and "ffmpeg" in summary:
-        for k in ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb"):
-            a, b = summary["ours"][k], summary["ffmpeg"][k]
-            ratios[k] = a / b if a is not None and b else None
+    for a_name, b_name in (("ours", "ffmpeg"), ("ours-rtmp", "ffmpeg-tee"), ("ours-rtmp", "ours")):
+        if a_name in summary and b_name in summary:
+            for k in ("cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "video_mbps"):
+                a, b = summary[a_name][k], summary[b_name][k]
+                ratios[f"{a_name}/{b_name} {k}"] = a / b if a is not None and b else None
+    latency = start_latency(args, env, out_dir) if args.start_latency > 0 else None
 
     replay_ratios = {}
     if "ours" in summary and "ours-replay" in summary:
@@ -387,7 +504,7 @@ def main():
         "config": {"rounds": args.rounds, "duration_s": args.duration, "fps": args.fps, "size": args.size,
                    "display": env.get("DISPLAY"), "recorders": recorders, "cpus": os.cpu_count(),
                    "recordctl": args.recordctl if "ours" in recorders else None},
-        "runs": results, "summary": summary, "ratios_ours_over_ffmpeg": ratios,
+        "runs": results, "summary": summary, "ratios": ratios, "start_latency": latency, "side_by_side": side,
     }
     if args.json:
         json.dump(report, sys.stdout, indent=2)
@@ -396,16 +513,16 @@ def main():
 
     print(f"\n{args.size} at {args.fps} fps, moving content (ffplay testsrc2), {args.duration} s per run, "
           f"{args.rounds} round(s), {os.cpu_count()} CPUs\n")
-    hdr = (f"{'run':<10} {'exit':>4} {'frames':>11} {'drop':>5} {'distinct':>8} {'CPU-s':>7} {'CPU-s/s':>8} "
-           f"{'peak MB':>8} {'X CPU-s/s':>9} {'sum/s':>6} {'load':>5}")
+    hdr = (f"{'run':<15} {'exit':>4} {'frames':>11} {'drop':>5} {'distinct':>8} {'server':>6} {'CPU-s':>7} {'CPU-s/s':>8} "
+           f"{'peak MB':>8} {'X CPU-s/s':>9} {'sum/s':>6} {'Mbit/s':>6} {'load':>5}")
     print(hdr)
     print("-" * len(hdr))
     for r in results:
-        print(f"{r['recorder'] + '-r' + str(r['round']):<10} {r['exit']:>4} "
+        print(f"{r['recorder'] + '-r' + str(r['round']):<15} {r['exit']:>4} "
               f"{str(r['frames']) + '/' + str(r['expected_frames']):>11} {r['dropped']:>5} "
-              f"{fmt(r['distinct_frames'], 'd'):>8} {r['cpu_s']:>7.2f} "
+              f"{fmt(r['distinct_frames'], 'd'):>8} {fmt(r.get('server_frames'), 'd'):>6} {r['cpu_s']:>7.2f} "
               f"{fmt(r['cpu_per_s'], '.3f'):>8} {r['peak_rss_mb']:>8.0f} {fmt(r['x_cpu_per_s'], '.3f'):>9} "
-              f"{fmt(r['total_cpu_per_s'], '.3f'):>6} {r['load_1m_before']:>5.2f}"
+              f"{fmt(r['total_cpu_per_s'], '.3f'):>6} {fmt(r.get('video_mbps'), '.2f'):>6} {r['load_1m_before']:>5.2f}"
               + (f"   ERROR: {r['error']}" if r.get("error") else ""))
     print()
     for name, s in summary.items():
@@ -414,8 +531,17 @@ def main():
               f"dropped {fmt(s['dropped'], '.1f')} (worst {s['worst_dropped']}), "
               f"distinct frames {fmt(s['distinct_frames'], '.1f')}, failed runs {s['failed_runs']}")
     if ratios:
-        print("\nratio ours/ffmpeg: " + ", ".join(
-            f"{k} {fmt(v, '.2f')}" for k, v in ratios.items()))
+        print("\nratios: " + ", ".join(f"{k} {fmt(v, '.2f')}" for k, v in ratios.items()))
+    if side:
+        for r in side["runs"]:
+            print(f"\nside by side, {r['seconds']} s of {r['region']}: ours {r['ours_mbps']:.3f} Mbit/s "
+                  f"({r['ours_frames']} frames), FFmpeg {r['ffmpeg_mbps']:.3f} Mbit/s ({r['ffmpeg_frames']} frames), "
+                  f"ratio {r['ratio']:.3f}, per frame {r['per_frame_ratio']:.3f}")
+    if latency:
+        print(f"\nrecordctl start with the service running, {latency['n']} starts (ms): "
+              f"min {latency['min']:.0f}, median {latency['median']:.0f}, p90 {latency['p90']:.0f}, max {latency['max']:.0f}; "
+              f"all: {' '.join(f'{x:.0f}' for x in latency['all'])}")
+        print(f"first start, service not running (includes starting recordd): {latency['cold_ms']:.0f} ms")
     return 0 if all(s["failed_runs"] == 0 for s in summary.values()) else 1
 
 

@@ -5,7 +5,7 @@ set -euo pipefail
 PKGS=(
   pkg-config
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
-  libx11-dev libxext-dev libxfixes-dev libxdamage-dev libxss-dev
+  libx11-dev libxext-dev libxfixes-dev libxdamage-dev libxss-dev libxrandr-dev
   libpulse-dev
   ffmpeg xvfb x11-utils x11-xserver-utils xdotool openbox
   pulseaudio pulseaudio-utils

@@ -31,6 +31,9 @@ public struct FileOutputOptions: Sendable {
     public var includeAppAudio: Bool
     /// Whether the file gets a microphone track.
     public var includeMicAudio: Bool
+    /// Whether the file records the video encode a stream of the same recording asks for
+    /// (``HandlerInput/sharesVideoEncode``), as OBS's "same as stream": one encoder for both.
+    public var sharesStreamEncode: Bool = true
     /// Creates options; the defaults record an MP4 with H.264 and two AAC tracks into the videos directory.
     public init(path: String? = nil, container: Container = .mp4, overwrite: Bool = false,
                 video: VideoEncoderSettings = .fileDefault, audio: AudioEncoderSettings = .standard,

@@ -44,14 +44,14 @@ public final class FileUploadHandler: RecoverableBroadcastHandler {
     }
 
     /// Encoded video with ``FileOutputOptions/video``, plus encoded audio with
-    /// ``FileOutputOptions/audio`` for the app and mic tracks that are included. With the
-    /// default video settings the file takes whatever video encode a stream of the same
-    /// recording asks for (``HandlerInput/sharesVideoEncode``): one encoder for both.
+    /// ``FileOutputOptions/audio`` for the app and mic tracks that are included. Unless
+    /// ``FileOutputOptions/sharesStreamEncode`` is off, the file takes whatever video encode a
+    /// stream of the same recording asks for (``HandlerInput/sharesVideoEncode``): one encoder.
     public var input: HandlerInput {
         var input = HandlerInput(video: .encoded(options.video),
                                  appAudio: options.includeAppAudio ? .encoded(options.audio) : .none,
                                  micAudio: options.includeMicAudio ? .encoded(options.audio) : .none)
-        input.sharesVideoEncode = options.video == .fileDefault
+        input.sharesVideoEncode = options.sharesStreamEncode
         return input
     }
 

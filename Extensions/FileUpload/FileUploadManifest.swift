@@ -1,4 +1,5 @@
 import RecordKit
+import RecordKitMedia
 
 /// The file handler as an extension: its manifest (`Extensions/FileUpload/manifest.json`,
 /// embedded at build time) and its handler made from the manifest's setup keys. The extension
@@ -11,8 +12,11 @@ public enum FileUploadManifest {
     public static let target = "FileUploadExtension"
 
     /// A handler for setup values already checked against the manifest: `path` (empty: the
-    /// default location), `format` (`mp4`, `mkv`, or empty: from the path) and `overwrite`.
-    /// Throws ``BroadcastError/Kind/invalidSetup`` for a format it does not write.
+    /// default location), `format` (`mp4`, `mkv`, or empty: from the path), `overwrite`, and the
+    /// encoding choices (`videoCodec`, `encoder`, `preset`, `crf`, `bitrate`, `keyframeInterval`,
+    /// `audioCodec`, `audioBitrate`; empty: the default), checked by opening each chosen encoder
+    /// once. Throws ``BroadcastError/Kind/invalidSetup`` for a format it does not write or a
+    /// choice that cannot work (an encoder without its device, Opus in MP4, …).
     public static func handler(setup: SetupInfo) throws(BroadcastError) -> FileUploadHandler {
         let path = setup["path"].flatMap { $0.isEmpty ? nil : $0 }
         let container: FileOutputOptions.Container
@@ -22,6 +26,15 @@ public enum FileUploadManifest {
         case "mkv": container = .mkv
         case let other: throw BroadcastError(.invalidSetup, "format must be mp4 or mkv, got '\(other)'")
         }
-        return FileUploadHandler(options: FileOutputOptions(path: path, container: container, overwrite: setup["overwrite"] == "true"))
+        var options = FileOutputOptions(path: path, container: container, overwrite: setup["overwrite"] == "true")
+        let choices = try EncodingChoices(setup: setup)
+        if choices != EncodingChoices() {
+            let resolved = try choices.checked(container: container.rawValue, streaming: false)
+            options.video = resolved.fileVideo
+            options.audio = resolved.fileAudio
+        }
+        // Without a quality of its own (a CRF) or another codec, the file records a stream's encode.
+        options.sharesStreamEncode = choices.crf == nil && options.video.codec == .h264
+        return FileUploadHandler(options: options)
     }
 }

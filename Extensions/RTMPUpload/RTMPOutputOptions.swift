@@ -21,6 +21,9 @@ public struct RTMPOutputOptions: Sendable, Hashable {
     /// How long, once the broadcast finished, the handler keeps sending what it still holds
     /// before it closes the connection anyway.
     public var finishTimeoutSeconds: Double
+    /// Something the user should know about this stream's encoding (it stays H.264 + AAC while
+    /// the file is HEVC, …), published as `note` in the handler's service info; nil for none.
+    public var note: String?
 
     /// What streaming services expect: H.264 `veryfast`, constant bitrate 6000 kbit/s, a key
     /// frame every 2 s.

@@ -6,6 +6,12 @@ import RecordKitMedia
 /// Owns the connection to one RTMP endpoint, on a thread of its own (not Swift concurrency):
 /// connects, writes FLV, reconnects, and reports.
 ///
+/// Why this file is longer than 300 lines: it is one state machine (connecting, live,
+/// reconnecting, gave up) over state shared between the handler's calls and the sender thread
+/// under one condition variable; its parts that stand alone are already apart (``PacketQueue``,
+/// ``FLVTimestamps``, ``RTMPReconnectPolicy``, ``RTMPFailure``, ``H264FillerStripper``), and
+/// splitting the rest would spread one lock's invariants over several files.
+///
 /// The handler's calls only append to a ``PacketQueue`` under a lock and return; everything that
 /// can block on the network happens here, each blocking call bounded by an ``IOInterrupt``
 /// deadline. The thread:

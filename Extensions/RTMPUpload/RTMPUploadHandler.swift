@@ -74,6 +74,7 @@ public final class RTMPUploadHandler: BroadcastSampleHandler {
         if let audio = context.encodedFormat(of: .audioMixed) { streams.append((.audioMixed, audio)) }
         FFmpegLog.install()
         self.context = context
+        if let note = options.note { context.publish(serviceInfo: ["note": note]) }
         let sender = RTMPSender(endpoint: endpoint, options: options, context: context, streams: streams)
         self.sender = sender
         sender.start()

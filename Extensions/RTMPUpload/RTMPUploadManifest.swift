@@ -1,4 +1,5 @@
 import RecordKit
+import RecordKitMedia
 
 /// The RTMP handler as an extension: its manifest (`Extensions/RTMPUpload/manifest.json`,
 /// embedded at build time) and its handler made from the manifest's setup keys. The extension
@@ -13,7 +14,19 @@ public enum RTMPUploadManifest {
     /// A handler for setup values already checked against the manifest (`url`, required), with
     /// the streaming defaults. The URL itself is checked by the handler's `broadcastStarted`,
     /// which refuses a malformed one (the message shows it with the key masked).
+    ///
+    /// The encoding choices (`preset`, `bitrate`, `keyframeInterval`, `encoder`, …; empty: the
+    /// streaming defaults) are resolved for a stream: always H.264 and AAC, what FLV carries in
+    /// this FFmpeg; a choice that cannot work is ``BroadcastError/Kind/invalidSetup``.
     public static func handler(setup: SetupInfo) throws(BroadcastError) -> RTMPUploadHandler {
-        RTMPUploadHandler(options: RTMPOutputOptions(url: setup["url"] ?? ""))
+        var options = RTMPOutputOptions(url: setup["url"] ?? "")
+        let choices = try EncodingChoices(setup: setup)
+        if choices != EncodingChoices() {
+            let resolved = try choices.checked(container: "flv", streaming: true)
+            options.video = resolved.streamVideo
+            options.audio = resolved.streamAudio
+            options.note = resolved.notes.isEmpty ? nil : resolved.notes.joined(separator: "; ")
+        }
+        return RTMPUploadHandler(options: options)
     }
 }

@@ -22,38 +22,37 @@ struct ReplayClip {
     /// The clip of the last `seconds` (nil: everything) of `snapshot`; nil when the snapshot
     /// holds no video.
     static func make(from snapshot: [SampleBuffer], seconds: Double?, annotations: [BroadcastAnnotation] = []) -> ReplayClip? {
-        let video = snapshot.filter { $0.type == .video }
-        guard let newest = video.max(by: { $0.presentationTime < $1.presentationTime }) else { return nil }
-        let newestEndNs = newest.presentationTime.nanoseconds + newest.duration.nanoseconds
         let keyFrames = snapshot.indices.filter { i in
             if snapshot[i].type == .video, case .packet(let p) = snapshot[i].payload { return p.isKeyFrame }
             return false
         }
         guard let oldestKey = keyFrames.first else { return nil }
+        // The encoder emits frames in decode order: an anchor (I or P) frame, then the B frames
+        // shown before it. A snapshot can end after an anchor whose B frames are still in the
+        // encoder. A decode-order prefix is complete when the next frame shows after everything
+        // in it (the next anchor): no frame of the prefix's span can still come. The clip ends
+        // with the last such prefix (with constant or variable frame rate alike).
+        let videoIndices = (oldestKey..<snapshot.count).filter { snapshot[$0].type == .video }
+        var lastComplete = oldestKey
+        var maxPTS = Int64.min
+        for (position, index) in videoIndices.enumerated() where position + 1 < videoIndices.count {
+            maxPTS = max(maxPTS, snapshot[index].presentationTime.nanoseconds)
+            if snapshot[videoIndices[position + 1]].presentationTime.nanoseconds > maxPTS { lastComplete = index }
+        }
+        var endNs = Int64.min
+        for index in videoIndices where index <= lastComplete {
+            let sample = snapshot[index]
+            endNs = max(endNs, sample.presentationTime.nanoseconds + max(sample.duration.nanoseconds, 1))
+        }
         var startIndex = oldestKey
         if let seconds {
-            let targetNs = newestEndNs - Int64(seconds * 1e9)
+            let targetNs = endNs - Int64(seconds * 1e9)
             // 1 ms of slack: times in 1/30 s do not convert to whole nanoseconds.
-            if let last = keyFrames.last(where: { snapshot[$0].presentationTime.nanoseconds <= targetNs + 1_000_000 }) { startIndex = last }
-        }
-        let baseNs = snapshot[startIndex].presentationTime.nanoseconds
-        // The encoder emits frames in decode order: a snapshot can end after a P frame whose
-        // B frames are still in the encoder. Keep the longest decode-order run whose frames
-        // fill every slot from the start (each decodes from what precedes it); end there.
-        var lastComplete = startIndex
-        var count = 0
-        var maxPTS = Int64.min
-        var endNs = baseNs
-        for index in startIndex..<snapshot.count where snapshot[index].type == .video {
-            let sample = snapshot[index]
-            count += 1
-            maxPTS = max(maxPTS, sample.presentationTime.nanoseconds)
-            let period = max(sample.duration.nanoseconds, 1)
-            if abs(maxPTS - (baseNs + Int64(count - 1) * period)) <= period / 2 {
-                lastComplete = index
-                endNs = maxPTS + period
+            if let last = keyFrames.last(where: { $0 <= lastComplete && snapshot[$0].presentationTime.nanoseconds <= targetNs + 1_000_000 }) {
+                startIndex = last
             }
         }
+        let baseNs = snapshot[startIndex].presentationTime.nanoseconds
         var clip: [SampleBuffer] = []
         for (index, sample) in snapshot.enumerated() {
             let pts = sample.presentationTime.nanoseconds

@@ -98,5 +98,6 @@ public struct BroadcastError: Error, Sendable, Hashable, CustomStringConvertible
         self.message = message
     }
 
+    /// The ``message``.
     public var description: String { message }
 }

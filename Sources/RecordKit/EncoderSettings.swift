@@ -1,13 +1,21 @@
-/// How H.264 video is encoded. Handlers that ask for equal settings share one encoder.
+/// How video is encoded (H.264 by default). Handlers that ask for equal settings share one encoder.
 public struct VideoEncoderSettings: Sendable, Hashable, Codable {
     /// Rate control.
     public enum RateControl: Sendable, Hashable, Codable {
-        /// Constant quality (x264 CRF); the file default is 23.
+        /// Constant quality (CRF; x264 and x265 0...51, SVT-AV1 1...63); the file default is 23.
         case crf(Int)
-        /// Constant-bitrate style (bitrate = maxrate, buffer of one second), in bits per second.
+        /// A target bitrate in bits per second, capped by a VBV of one second (maxrate = bitrate,
+        /// buffer = one second of it): what a live service takes. No filler data is added, so a
+        /// file that shares this encode is never larger than the bitrate says.
         case cbr(bitsPerSecond: Int)
     }
-    /// x264 preset name ("ultrafast" … "veryslow").
+    /// The video codec (``Codec/h264``, ``Codec/hevc`` or ``Codec/av1``).
+    public var codec: Codec
+    /// A libavcodec encoder by name (`libx264`, `h264_vaapi`, …) instead of the codec's default
+    /// software encoder (``Codec/defaultEncoderName``), or nil.
+    public var encoderName: String?
+    /// Preset name: x264/x265's "ultrafast" … "veryslow"; for SVT-AV1 also its numbers "0" … "13"
+    /// (the x264 names map onto them, "veryfast" to 10).
     public var preset: String
     /// x264 tune ("zerolatency", …) or nil.
     public var tune: String?
@@ -21,8 +29,10 @@ public struct VideoEncoderSettings: Sendable, Hashable, Codable {
     public var height: Int?
 
     /// Creates video encoder settings.
-    public init(preset: String = "veryfast", tune: String? = nil, rateControl: RateControl = .crf(23),
-                keyFrameIntervalSeconds: Double = 2, width: Int? = nil, height: Int? = nil) {
+    public init(codec: Codec = .h264, encoderName: String? = nil, preset: String = "veryfast", tune: String? = nil,
+                rateControl: RateControl = .crf(23), keyFrameIntervalSeconds: Double = 2, width: Int? = nil, height: Int? = nil) {
+        self.codec = codec
+        self.encoderName = encoderName
         self.preset = preset
         self.tune = tune
         self.rateControl = rateControl
@@ -31,12 +41,17 @@ public struct VideoEncoderSettings: Sendable, Hashable, Codable {
         self.height = height
     }
 
-    /// The file default: `veryfast`, CRF 23, a key frame every 2 s, yuv420p.
+    /// The file default: H.264 (libx264) `veryfast`, CRF 23, a key frame every 2 s, yuv420p.
     public static let fileDefault = VideoEncoderSettings()
+
+    /// The libavcodec encoder these settings open.
+    public var resolvedEncoderName: String { encoderName ?? codec.defaultEncoderName }
 }
 
-/// How AAC audio is encoded. Handlers that ask for equal settings share one encoder per track.
+/// How audio is encoded (AAC by default). Handlers that ask for equal settings share one encoder per track.
 public struct AudioEncoderSettings: Sendable, Hashable, Codable {
+    /// The audio codec (``Codec/aac`` or ``Codec/opus``).
+    public var codec: Codec
     /// Bits per second.
     public var bitRate: Int
     /// Samples per second (48000).
@@ -45,7 +60,8 @@ public struct AudioEncoderSettings: Sendable, Hashable, Codable {
     public var channels: Int
 
     /// Creates audio encoder settings.
-    public init(bitRate: Int = 160_000, sampleRate: Int = 48_000, channels: Int = 2) {
+    public init(codec: Codec = .aac, bitRate: Int = 160_000, sampleRate: Int = 48_000, channels: Int = 2) {
+        self.codec = codec
         self.bitRate = bitRate
         self.sampleRate = sampleRate
         self.channels = channels

@@ -49,11 +49,32 @@ public struct AudioFormat: Sendable, Hashable {
 }
 
 /// Codecs of encoded streams.
-public enum Codec: String, Sendable, Hashable, Codable {
-    /// H.264 / AVC.
+public enum Codec: String, Sendable, Hashable, Codable, CaseIterable {
+    /// H.264 / AVC (libx264 by default). Packets are AVCC (4-byte NAL lengths), extradata an `avcC` record.
     case h264
-    /// AAC low complexity.
+    /// H.265 / HEVC (libx265 by default). Packets and extradata are Annex B (start codes), as
+    /// libx265 emits them; the MP4 and Matroska muxers convert them to `hvcC` form.
+    case hevc
+    /// AV1 (libsvtav1 by default). Packets are low-overhead OBUs, extradata the sequence header.
+    case av1
+    /// AAC low complexity (FFmpeg's native `aac`).
     case aac
+    /// Opus (libopus), 48 kHz.
+    case opus
+
+    /// Whether this is a video codec.
+    public var isVideo: Bool { self == .h264 || self == .hevc || self == .av1 }
+
+    /// The libavcodec software encoder RecordKit uses for this codec unless told otherwise.
+    public var defaultEncoderName: String {
+        switch self {
+        case .h264: return "libx264"
+        case .hevc: return "libx265"
+        case .av1: return "libsvtav1"
+        case .aac: return "aac"
+        case .opus: return "libopus"
+        }
+    }
 }
 
 /// Describes an encoded stream: enough to set up a muxer without seeing a packet.

@@ -42,15 +42,19 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
         return MediaTime(value: rounded, timescale: newTimescale)
     }
 
+    /// Whether `lhs` is earlier than `rhs`, compared exactly across timescales.
     public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {
         lhs.value.multipliedFullWidth(by: Int64(rhs.timescale)) < rhs.value.multipliedFullWidth(by: Int64(lhs.timescale))
     }
 
+    /// Whether both name the same instant, compared exactly across timescales (1/2 == 15/30).
     public static func == (lhs: MediaTime, rhs: MediaTime) -> Bool {
         lhs.value.multipliedFullWidth(by: Int64(rhs.timescale)) == rhs.value.multipliedFullWidth(by: Int64(lhs.timescale))
     }
 
+    /// Hashes the instant (equal times on different timescales hash alike).
     public func hash(into hasher: inout Hasher) { hasher.combine(nanoseconds) }
 
+    /// `value/timescale`, for example `15/30`.
     public var description: String { "\(value)/\(timescale)" }
 }

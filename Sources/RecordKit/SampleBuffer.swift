@@ -13,6 +13,9 @@ public final class SampleBuffer: Sendable {
     public let formatDescription: FormatDescription
     /// The media itself.
     public let payload: Payload
+    /// For raw video frames: whether and where the picture changed since the previous frame
+    /// (``VideoFrameInfo``); nil for other samples, or when the source does not know.
+    public let frameInfo: VideoFrameInfo?
 
     /// The content of a sample buffer.
     public enum Payload: Sendable {
@@ -26,7 +29,8 @@ public final class SampleBuffer: Sendable {
 
     /// Creates a sample buffer. Used by the recorder and by tests; handlers only read them.
     public init(type: SampleBufferType, presentationTime: MediaTime, duration: MediaTime,
-                formatDescription: FormatDescription, payload: Payload) {
+                formatDescription: FormatDescription, payload: Payload, frameInfo: VideoFrameInfo? = nil) {
+        self.frameInfo = frameInfo
         self.type = type
         self.presentationTime = presentationTime
         self.duration = duration

@@ -136,7 +136,7 @@ final class ExtensionRunLoop {
             payload = .packet(EncodedPacket(data: buffer, decodeTime: dts, isKeyFrame: key, encoderID: encoder))
         }
         let sample = SampleBuffer(type: header.stream, presentationTime: header.presentationTime, duration: header.duration,
-                                  formatDescription: format, payload: payload)
+                                  formatDescription: format, payload: payload, frameInfo: header.frameInfo)
         handler.processSampleBuffer(sample, with: header.stream)
     }
 }

@@ -1,7 +1,7 @@
 import CFFmpeg
 import RecordKit
 
-/// An AAC-LC encoder (FFmpeg's native `aac`) that takes PCM sample buffers and emits packets.
+/// An AAC-LC (FFmpeg's native `aac`) or Opus (libopus) encoder that takes PCM sample buffers and emits packets.
 ///
 /// Input: ``SampleBuffer``s with a `.pcm` payload, normally ``AudioFormat/standard`` (48 kHz
 /// stereo interleaved float) in blocks of any length; other rates, channel counts and s16 are
@@ -21,7 +21,9 @@ public final class AudioEncoder: @unchecked Sendable {
     public let type: SampleBufferType
 
     private let codec: CodecContext
-    private let frame: UnsafeMutablePointer<AVFrame>
+    let frame: UnsafeMutablePointer<AVFrame>
+    /// Opus only: `frame` interleaved, what libopus takes.
+    let interleaved: UnsafeMutablePointer<AVFrame>?
     private let fifo: AudioFifo
     private var resampler: Resampler?
     private let frameSize: Int
@@ -34,8 +36,17 @@ public final class AudioEncoder: @unchecked Sendable {
 
     /// Opens an encoder for `settings` producing packets of sample type `type`.
     public init(settings: AudioEncoderSettings, type: SampleBufferType, id: String) throws(MediaError) {
-        guard [8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 64_000, 88_200, 96_000].contains(settings.sampleRate) else {
-            throw MediaError("audio encoder \(id): sample rate \(settings.sampleRate) Hz is not an AAC rate")
+        let isOpus = settings.codec == .opus
+        guard settings.codec == .aac || isOpus else {
+            throw MediaError("audio encoder \(id): \(settings.codec.rawValue) is not an audio codec (aac or opus)")
+        }
+        let rates = isOpus ? [8_000, 12_000, 16_000, 24_000, 48_000]
+            : [8_000, 11_025, 12_000, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 64_000, 88_200, 96_000]
+        guard rates.contains(settings.sampleRate) else {
+            throw MediaError("audio encoder \(id): sample rate \(settings.sampleRate) Hz is not an \(settings.codec.rawValue) rate")
+        }
+        if isOpus, !(6_000...510_000).contains(settings.bitRate) {
+            throw MediaError("audio encoder \(id): Opus bitrate \(settings.bitRate) bit/s is out of range (6000...510000)")
         }
         guard (1...8).contains(settings.channels) else {
             throw MediaError("audio encoder \(id): \(settings.channels) channels is out of range (1...8)")
@@ -43,9 +54,11 @@ public final class AudioEncoder: @unchecked Sendable {
         guard settings.bitRate >= 8_000 else {
             throw MediaError("audio encoder \(id): bitrate \(settings.bitRate) bit/s is too low (at least 8000)")
         }
-        let codec = try CodecContext(encoderNamed: "aac")
+        let codec = try CodecContext(encoderNamed: settings.codec.defaultEncoderName)
         let context = codec.pointer
-        context.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+        // libopus takes interleaved float; the FIFO holds planar float, interleaved per frame.
+        let sampleFormat = isOpus ? AV_SAMPLE_FMT_FLT : AV_SAMPLE_FMT_FLTP
+        context.pointee.sample_fmt = sampleFormat
         context.pointee.sample_rate = Int32(settings.sampleRate)
         av_channel_layout_default(&context.pointee.ch_layout, Int32(settings.channels))
         context.pointee.bit_rate = Int64(settings.bitRate)
@@ -53,33 +66,31 @@ public final class AudioEncoder: @unchecked Sendable {
         context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         try codec.open(options: [:], describing: "\(settings.sampleRate) Hz, \(settings.channels) ch, \(settings.bitRate) bit/s")
         let frameSize = Int(context.pointee.frame_size)
-        guard frameSize > 0 else { throw MediaError("audio encoder \(id): the aac encoder reported no frame size") }
+        guard frameSize > 0 else { throw MediaError("audio encoder \(id): the \(codec.name) encoder reported no frame size") }
 
-        guard let frame = av_frame_alloc() else { throw MediaError("audio encoder \(id): allocating a frame", code: shim_averror(ENOMEM)) }
-        frame.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
-        frame.pointee.sample_rate = Int32(settings.sampleRate)
-        frame.pointee.nb_samples = Int32(frameSize)
-        av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
-        let allocated = av_frame_get_buffer(frame, 0)
-        if allocated < 0 {
-            var owned: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&owned)
-            throw MediaError("audio encoder \(id): allocating a frame of \(frameSize) samples", code: allocated)
-        }
+        let planar = try AudioEncoder.makeFrame(format: AV_SAMPLE_FMT_FLTP, settings: settings, frameSize: frameSize, layout: &context.pointee.ch_layout, id: id)
+        var interleaved: UnsafeMutablePointer<AVFrame>?
         do {
+            if isOpus {
+                interleaved = try AudioEncoder.makeFrame(format: sampleFormat, settings: settings, frameSize: frameSize,
+                                                         layout: &context.pointee.ch_layout, id: id)
+            }
             self.fifo = try AudioFifo(channels: settings.channels, capacity: frameSize * 4)
         } catch {
-            var owned: UnsafeMutablePointer<AVFrame>? = frame
+            var owned: UnsafeMutablePointer<AVFrame>? = planar
             av_frame_free(&owned)
+            av_frame_free(&interleaved)
             throw error
         }
+        self.interleaved = interleaved
+        let frame = planar
         self.codec = codec
         self.frame = frame
         self.frameSize = frameSize
         self.sampleRate = settings.sampleRate
         self.id = id
         self.type = type
-        self.format = EncodedFormat(codec: .aac, timescale: Int32(settings.sampleRate), extradata: codec.extradata,
+        self.format = EncodedFormat(codec: settings.codec, timescale: Int32(settings.sampleRate), extradata: codec.extradata,
                                     bitRate: settings.bitRate, sampleRate: settings.sampleRate,
                                     channels: settings.channels, frameSize: frameSize)
     }
@@ -175,7 +186,8 @@ public final class AudioEncoder: @unchecked Sendable {
         let pts = nextPts ?? 0
         frame.pointee.pts = pts
         nextPts = pts + Int64(samples)
-        try codec.encode(frame, what: "audio encoder \(id): encoding \(samples) samples at pts \(pts)") { packet in
+        let input = try interleave(samples: samples) ?? frame
+        try codec.encode(input, what: "audio encoder \(id): encoding \(samples) samples at pts \(pts)") { packet in
             emit(sample(from: packet))
         }
     }
@@ -196,5 +208,7 @@ public final class AudioEncoder: @unchecked Sendable {
     deinit {
         var owned: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&owned)
+        var other = interleaved
+        av_frame_free(&other)
     }
 }

@@ -58,6 +58,7 @@ public final class Muxer: @unchecked Sendable {
             }
             do {
                 try Muxer.configure(stream, with: format)
+                Muxer.tagForPlayers(stream, with: format, muxer: context)
             } catch {
                 closeAndRemove(createdFile: false)
                 throw MediaError("adding stream \(index) (\(format.codec.rawValue)) to \(url) failed: \(error.message)")
@@ -128,6 +129,7 @@ public final class Muxer: @unchecked Sendable {
             }
             do {
                 try Muxer.configure(stream, with: format)
+                Muxer.tagForPlayers(stream, with: format, muxer: context)
             } catch {
                 _ = close()
                 throw MediaError("adding stream \(index) (\(format.codec.rawValue)) to \(name) failed: \(error.message)")
@@ -267,12 +269,12 @@ public final class Muxer: @unchecked Sendable {
             parameters.pointee.extradata_size = Int32(format.extradata.count)
         }
         switch format.codec {
-        case .h264:
+        case .h264, .hevc, .av1:
             guard format.width > 0, format.height > 0 else {
                 throw MediaError("video size \(format.width)x\(format.height) is not valid")
             }
             parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-            parameters.pointee.codec_id = AV_CODEC_ID_H264
+            parameters.pointee.codec_id = format.codec == .h264 ? AV_CODEC_ID_H264 : format.codec == .hevc ? AV_CODEC_ID_HEVC : AV_CODEC_ID_AV1
             parameters.pointee.width = Int32(format.width)
             parameters.pointee.height = Int32(format.height)
             parameters.pointee.format = AV_PIX_FMT_YUV420P.rawValue
@@ -282,14 +284,14 @@ public final class Muxer: @unchecked Sendable {
                 stream.pointee.avg_frame_rate = rate
                 stream.pointee.r_frame_rate = rate
             }
-        case .aac:
+        case .aac, .opus:
             guard format.sampleRate > 0, format.channels > 0 else {
                 throw MediaError("audio \(format.sampleRate) Hz \(format.channels) ch is not valid")
             }
             parameters.pointee.codec_type = AVMEDIA_TYPE_AUDIO
-            parameters.pointee.codec_id = AV_CODEC_ID_AAC
+            parameters.pointee.codec_id = format.codec == .aac ? AV_CODEC_ID_AAC : AV_CODEC_ID_OPUS
             parameters.pointee.sample_rate = Int32(format.sampleRate)
-            parameters.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
+            parameters.pointee.format = (format.codec == .aac ? AV_SAMPLE_FMT_FLTP : AV_SAMPLE_FMT_FLT).rawValue
             av_channel_layout_default(&parameters.pointee.ch_layout, Int32(format.channels))
             parameters.pointee.frame_size = Int32(format.frameSize > 0 ? format.frameSize : 1024)
         }

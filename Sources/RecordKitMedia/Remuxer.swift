@@ -50,6 +50,7 @@ public enum Remuxer {
             let parameters = avcodec_parameters_copy(outStream.pointee.codecpar, inStream.pointee.codecpar)
             if parameters < 0 { throw MediaError("copying the parameters of stream \(index) of \(input)", code: parameters) }
             outStream.pointee.codecpar.pointee.codec_tag = 0
+            Muxer.tagHEVCForPlayers(outStream, muxer: destination)
             outStream.pointee.time_base = inStream.pointee.time_base
             outStream.pointee.avg_frame_rate = inStream.pointee.avg_frame_rate
             outStream.pointee.r_frame_rate = inStream.pointee.r_frame_rate

@@ -1,12 +1,15 @@
 import CFFmpeg
 import RecordKit
 
-/// An H.264 encoder (libx264 through libavcodec) that takes BGR0 frames and emits AVCC packets.
+/// A video encoder (libx264 by default; libx265, libsvtav1 or any libavcodec encoder by name)
+/// that takes BGR0 frames and emits packets.
 ///
 /// Output: yuv420p, BT.709 limited range (signalled in the stream), a key frame every
-/// ``VideoEncoderSettings/keyFrameIntervalSeconds``, a global header (``EncodedFormat/extradata``
-/// is an `avcC` record) and packets whose NAL units carry 4-byte big-endian lengths: what MP4,
-/// Matroska and FLV store as is. Packet timestamps are in units of `1 / frameRate` seconds.
+/// ``VideoEncoderSettings/keyFrameIntervalSeconds``, a global header. With libx264 the header
+/// (``EncodedFormat/extradata``) is an `avcC` record and packets carry 4-byte big-endian NAL
+/// lengths, what MP4, Matroska and FLV store as is; other encoders' packets are as they emit them
+/// (Annex B for x265, OBUs for AV1), which the MP4 and Matroska muxers convert.
+/// Packet timestamps are in units of `1 / frameRate` seconds.
 ///
 /// Threading: not thread-safe. Use one encoder from one thread at a time (a serial queue);
 /// the packets it emits are immutable and may go anywhere.
@@ -19,6 +22,8 @@ public final class VideoEncoder: @unchecked Sendable {
     private let codec: CodecContext
     private let frame: UnsafeMutablePointer<AVFrame>
     private var scaler: FrameScaler?
+    private var converter: FrameScaler?  // used by convert(...) only, which may run beside encode
+    private var lastKeyPts = Int64.min / 2  // the encode side only
     private let frameRate: Int
     private let outputWidth: Int
     private let outputHeight: Int
@@ -27,10 +32,18 @@ public final class VideoEncoder: @unchecked Sendable {
     ///
     /// The output size is `settings.width`x`settings.height` (one of them alone keeps the input's
     /// aspect ratio), or the input size; either is rounded down to even numbers, as 4:2:0 needs.
-    /// CRF maps to x264's `crf`; CBR sets bitrate = maxrate = `bitsPerSecond` with a one-second
-    /// VBV buffer and x264's `nal-hrd=cbr`. Throws when the settings are invalid (an unknown
-    /// preset or tune, a zero size or rate) or libx264 is missing.
-    public init(settings: VideoEncoderSettings, inputWidth: Int, inputHeight: Int, frameRate: Int, id: String) throws(MediaError) {
+    /// CRF maps to the encoder's `crf`; ``VideoEncoderSettings/RateControl/cbr(bitsPerSecond:)``
+    /// sets bitrate = maxrate = `bitsPerSecond` with a one-second VBV buffer and no filler data
+    /// (see ``VideoEncoderOptions``). Throws when the settings are invalid (an unknown preset or
+    /// tune, a zero size or rate), the encoder is missing, or it cannot open (a hardware encoder
+    /// without its device: the message says so).
+    ///
+    /// `lowDelay` (variable frame rate, issue 11): x264 holds no frame back (no B-frames, no
+    /// look-ahead, sliced instead of frame threads), because at two frames a second on a still
+    /// screen a look-ahead of 15 frames would hold a picture back for 15 seconds. Key frames come
+    /// by time in every mode (``VideoEncoderSettings/keyFrameIntervalSeconds``), not frame count.
+    public init(settings: VideoEncoderSettings, inputWidth: Int, inputHeight: Int, frameRate: Int, id: String,
+                lowDelay: Bool = false) throws(MediaError) {
         guard inputWidth >= 2, inputHeight >= 2 else {
             throw MediaError("video encoder \(id): input size \(inputWidth)x\(inputHeight) is too small")
         }
@@ -50,7 +63,14 @@ public final class VideoEncoder: @unchecked Sendable {
             throw MediaError("video encoder \(id): output size \(width)x\(height) is out of range (2...16384)")
         }
 
-        let codec = try CodecContext(encoderNamed: "libx264")
+        let encoderName = settings.resolvedEncoderName
+        let codec: CodecContext
+        do throws(MediaError) { codec = try CodecContext(encoderNamed: encoderName) } catch {
+            throw MediaError("video encoder \(id): \(error.message)")
+        }
+        guard let encoderCodec = VideoEncoderOptions.codec(ofEncoder: encoderName), encoderCodec == settings.codec else {
+            throw MediaError("video encoder \(id): \(encoderName) does not encode \(settings.codec.rawValue)")
+        }
         let context = codec.pointer
         context.pointee.width = Int32(width)
         context.pointee.height = Int32(height)
@@ -60,45 +80,38 @@ public final class VideoEncoder: @unchecked Sendable {
         context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         context.pointee.gop_size = Int32(max(1, (settings.keyFrameIntervalSeconds * Double(frameRate)).rounded()))
         context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-        // 0: x264 picks its frame threads from the core count (3 on 2 cores), as FFmpeg's own
-        // command line does: more frames in flight absorb load spikes instead of dropping.
+        // 0: the encoder picks its threads from the core count (x264: 3 frame threads on 2
+        // cores), as FFmpeg's own command line does: more frames in flight absorb load spikes.
         context.pointee.thread_count = 0
         context.pointee.color_range = AVCOL_RANGE_MPEG
         context.pointee.colorspace = AVCOL_SPC_BT709
         context.pointee.color_primaries = AVCOL_PRI_BT709
         context.pointee.color_trc = AVCOL_TRC_BT709
 
-        // annexb=0: x264 writes 4-byte NAL lengths instead of start codes, so packets are AVCC
-        // as they come (no copy, no rewrite) and the extradata is SPS and PPS with lengths.
-        var x264Params = ["annexb=0"]
-        var options = ["preset": settings.preset]
-        if let tune = settings.tune { options["tune"] = tune }
-        var bitRate = 0
-        var rateDescription: String
-        switch settings.rateControl {
-        case .crf(let crf):
-            guard (0...51).contains(crf) else { throw MediaError("video encoder \(id): CRF \(crf) is out of range (0...51)") }
-            options["crf"] = String(crf)
-            rateDescription = "crf \(crf)"
-        case .cbr(let bitsPerSecond):
-            guard bitsPerSecond >= 10_000 else {
-                throw MediaError("video encoder \(id): bitrate \(bitsPerSecond) bit/s is too low (at least 10000)")
-            }
+        var plan = try VideoEncoderOptions(settings: settings, encoderName: encoderName, id: id)
+        if lowDelay && encoderName == "libx264" {
+            plan.options["x264-params", default: ""] += ":bframes=0:rc-lookahead=0:sync-lookahead=0:sliced-threads=1:mbtree=0"
+        }
+        if let bitsPerSecond = plan.bitRate {
             context.pointee.bit_rate = Int64(bitsPerSecond)
             context.pointee.rc_max_rate = Int64(bitsPerSecond)
             context.pointee.rc_buffer_size = Int32(clamping: bitsPerSecond)
-            x264Params.append("nal-hrd=cbr")
-            bitRate = bitsPerSecond
-            rateDescription = "cbr \(bitsPerSecond) bit/s"
         }
-        options["x264-params"] = x264Params.joined(separator: ":")
-        let description = "\(width)x\(height) \(frameRate) fps, preset \(settings.preset)"
-            + (settings.tune.map { ", tune \($0)" } ?? "") + ", \(rateDescription), gop \(context.pointee.gop_size)"
-        try codec.open(options: options, describing: description)
+        let description = "\(width)x\(height) \(frameRate) fps, " + plan.description + ", gop \(context.pointee.gop_size)"
+        do throws(MediaError) { try codec.open(options: plan.options, describing: description) } catch {
+            throw MediaError("video encoder \(id): " + error.message + VideoEncoderOptions.hint(forEncoder: encoderName))
+        }
 
-        guard let units = AVCConfiguration.lengthPrefixedUnits(codec.extradata),
-              let record = AVCConfiguration.record(from: units) else {
-            throw MediaError("video encoder \(id): libx264's global header (\(codec.extradata.count) bytes) holds no length-prefixed SPS and PPS")
+        let record: [UInt8]
+        if encoderName == "libx264" {
+            guard let units = AVCConfiguration.lengthPrefixedUnits(codec.extradata),
+                  let avcC = AVCConfiguration.record(from: units) else {
+                throw MediaError("video encoder \(id): libx264's global header (\(codec.extradata.count) bytes) holds no length-prefixed SPS and PPS")
+            }
+            record = avcC
+        } else {
+            // Annex B (x265, hardware H.264/HEVC) or an AV1 sequence header: the muxers convert.
+            record = codec.extradata
         }
 
         guard let frame = av_frame_alloc() else { throw MediaError("video encoder \(id): allocating a frame", code: shim_averror(ENOMEM)) }
@@ -123,7 +136,7 @@ public final class VideoEncoder: @unchecked Sendable {
         self.outputWidth = width
         self.outputHeight = height
         self.id = id
-        self.format = EncodedFormat(codec: .h264, timescale: Int32(frameRate), extradata: record, bitRate: bitRate,
+        self.format = EncodedFormat(codec: settings.codec, timescale: Int32(frameRate), extradata: record, bitRate: plan.bitRate ?? 0,
                                     width: width, height: height, frameRate: frameRate)
     }
 
@@ -148,9 +161,56 @@ public final class VideoEncoder: @unchecked Sendable {
         if writable < 0 { throw MediaError("video encoder \(id): making the frame writable at pts \(pts)", code: writable) }
         try scaler.scale(pixels, bytesPerRow: bytesPerRow, into: frame)
         frame.pointee.pts = pts
+        markKeyFrameByTime(frame, pts: pts)
         try codec.encode(frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
         }
+    }
+
+    /// Converts one BGR0 frame (any size: scaled to the output size) to the encoder's format,
+    /// without encoding it. Thread: one caller at a time, but may run concurrently with
+    /// ``encode(_:pts:emit:)`` (the converter and the codec are separate). `pixels` is only read
+    /// during the call.
+    public func convert(bgr0 pixels: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int) throws(MediaError) -> ConvertedPicture {
+        guard width >= 2, height >= 2, bytesPerRow >= width * 4 else {
+            throw MediaError("video encoder \(id): frame \(width)x\(height) with \(bytesPerRow) bytes per row is not valid BGR0")
+        }
+        if converter?.inputWidth != width || converter?.inputHeight != height {
+            converter = nil
+            converter = try FrameScaler(inputWidth: width, inputHeight: height, outputWidth: outputWidth, outputHeight: outputHeight)
+        }
+        guard let converter, let target = av_frame_alloc() else {
+            throw MediaError("video encoder \(id): allocating a picture", code: shim_averror(ENOMEM))
+        }
+        let picture = ConvertedPicture(frame: target)
+        let copied = av_frame_copy_props(target, frame)  // colour description, aspect ratio
+        if copied < 0 { throw MediaError("video encoder \(id): describing a picture", code: copied) }
+        target.pointee.format = frame.pointee.format
+        target.pointee.width = frame.pointee.width
+        target.pointee.height = frame.pointee.height
+        let allocated = av_frame_get_buffer(target, 0)
+        if allocated < 0 { throw MediaError("video encoder \(id): allocating a \(outputWidth)x\(outputHeight) picture", code: allocated) }
+        try converter.scale(pixels, bytesPerRow: bytesPerRow, into: target)
+        return picture
+    }
+
+    /// Encodes a converted picture shown at `pts` (in `1 / frameRate` seconds) and emits every
+    /// packet that became ready, as ``encode(bgr0:bytesPerRow:width:height:pts:emit:)`` does. The
+    /// same picture may be encoded again later at a later `pts` (libx264 copies its input).
+    public func encode(_ picture: ConvertedPicture, pts: Int64, emit: (SampleBuffer) -> Void) throws(MediaError) {
+        picture.frame.pointee.pts = pts
+        markKeyFrameByTime(picture.frame, pts: pts)
+        try codec.encode(picture.frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
+            emit(sample(from: packet))
+        }
+    }
+
+    /// Key frames by time, not by frame count: with variable frame rate (issue 11) a still screen
+    /// sends two frames a second, and a GOP of N frames would then last N seconds.
+    private func markKeyFrameByTime(_ frame: UnsafeMutablePointer<AVFrame>, pts: Int64) {
+        let key = pts - lastKeyPts >= Int64(codec.pointer.pointee.gop_size)
+        frame.pointee.pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        if key { lastKeyPts = pts }
     }
 
     /// Flushes the encoder: emits the packets of frames still in its lookahead. Call once, last.

@@ -294,23 +294,3 @@ public final class RecordingService: @unchecked Sendable {
 
     static func now() -> String { ISO8601DateFormatter().string(from: Date()) }
 }
-
-/// The service's view of the recording in progress. `journal` and `endReason` are written
-/// under the service's command lock (events hold no lock, but only write `endReason`, once).
-final class ActiveRecording: @unchecked Sendable {
-    let id: String
-    var journal: SessionJournal
-    let session: RecordingSession
-    var endReason: String?
-
-    init(id: String, journal: SessionJournal, session: RecordingSession) {
-        self.id = id
-        self.journal = journal
-        self.session = session
-    }
-}
-
-/// Lets the recorder's event callback, made before the recording exists, find it.
-private final class ActiveBox: @unchecked Sendable {
-    var active: ActiveRecording?
-}

@@ -4,28 +4,32 @@ import RecordKitPipeline
 extension StartArguments {
     /// The recording configuration these arguments describe; malformed values are `bad_argument`.
     public func recordingConfiguration() throws(ControlError) -> RecordingConfiguration {
+        var configuration: RecordingConfiguration
         do throws(RecorderError) {
-            return try RecordingConfiguration(
+            configuration = try RecordingConfiguration(
                 display: display, fps: fps, region: region, window: window, showsCursor: !noCursor,
                 appAudio: !noAppAudio, appSink: appSink, micAudio: !noMic, micSource: micSource,
                 audioServer: audioServer, requireAudio: requireAudio, pauseOnBackground: pauseOnBackground)
         } catch {
             throw error.controlError
         }
+        try applySources(to: &configuration)  // issue 11
+        return configuration
     }
 
     /// The extensions these arguments ask for, in order: the `file` extension (unless
     /// ``noFile``) with `--output`, `--format` and `--overwrite` as its setup, one `rtmp`
     /// extension per endpoint, the `replay-buffer` extension for `--replay-buffer`, then every
-    /// `--extension`. `--output`, `--rtmp` and `--extension`
+    /// `--extension`. The encoding choices (``encoding``) go to the file and to each endpoint,
+    /// which resolve them for what they write. `--output`, `--rtmp` and `--extension`
     /// are spellings of the same thing: requests for extensions from the one catalog.
     public func extensionRequests() -> [ExtensionRequest] {
         var requests: [ExtensionRequest] = []
         if !noFile {
-            requests.append(ExtensionRequest(name: "file", setup: ["path": output ?? "", "format": format ?? "",
-                                                                   "overwrite": overwrite ? "true" : "false"]))
+            let file = ["path": output ?? "", "format": format ?? "", "overwrite": overwrite ? "true" : "false"]
+            requests.append(ExtensionRequest(name: "file", setup: file.merging(encoding) { own, _ in own }))
         }
-        for url in rtmp { requests.append(ExtensionRequest(name: "rtmp", setup: ["url": url])) }
+        for url in rtmp { requests.append(ExtensionRequest(name: "rtmp", setup: ["url": url].merging(encoding) { own, _ in own })) }
         if let replayRequest { requests.append(replayRequest) }
         return requests + extensions
     }

@@ -41,6 +41,16 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var extensions: [ExtensionRequest] = []
     /// Directories to look for extensions in besides the user's (`--extensions-dir`), absolute.
     public var extensionsDirs: [String] = []
+    /// Codec and quality choices (`--video-codec`, `--crf`, …, after profiles and the config
+    /// file), as setup values of the `file` and `rtmp` extensions (`videoCodec`, `crf`,
+    /// `bitrate` in bit/s, …), which resolve and check them.
+    public var encoding: [String: String] = [:]
+    /// "constant" or "variable" (`--frame-rate-mode`).
+    public var frameRateMode: String = "variable"
+    /// RandR monitor name or index (`--monitor`), or nil.
+    public var monitor: String?
+    /// Application name or pid whose sound is the app audio (`--app-audio-from`), or nil.
+    public var appAudioFrom: String?
     /// Seconds the replay buffer keeps (`--replay-buffer`), or nil for none.
     public var replayBuffer: Double?
     /// The replay buffer's memory bound in MiB (`--replay-buffer-max-mb`), or nil for its default.
@@ -72,6 +82,10 @@ public struct StartArguments: Codable, Sendable, Equatable {
         rtmp = try c.decodeIfPresent([String].self, forKey: .rtmp) ?? d.rtmp
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
+        encoding = try c.decodeIfPresent([String: String].self, forKey: .encoding) ?? d.encoding
+        frameRateMode = try c.decodeIfPresent(String.self, forKey: .frameRateMode) ?? d.frameRateMode
+        monitor = try c.decodeIfPresent(String.self, forKey: .monitor)
+        appAudioFrom = try c.decodeIfPresent(String.self, forKey: .appAudioFrom)
         replayBuffer = try c.decodeIfPresent(Double.self, forKey: .replayBuffer)
         replayBufferMaxMegabytes = try c.decodeIfPresent(Int.self, forKey: .replayBufferMaxMegabytes)
     }

@@ -13,6 +13,9 @@ final class ForegroundOutcome: Sendable {
         if event.isWarning { warnings.withLock { $0.append(event.reason) } }
     }
 
+    /// Whether `warning` came as a live event (and was printed then).
+    func wasPrinted(_ warning: String) -> Bool { warnings.withLock { $0.contains(warning) } }
+
     /// 0, or 69 when a server was lost while recording.
     var exitCode: Int32 {
         let list = warnings.withLock { $0 }

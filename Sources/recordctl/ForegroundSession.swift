@@ -34,10 +34,11 @@ struct ForegroundSession {
             sources.append(source)
         }
         do throws(ControlError) { try session.start() } catch {
-            Console.error(error.message)
+            // The recorder's `failed` event already printed why (once).
             return ExitCodes.code(for: error)
         }
-        for warning in session.status.warnings { Console.error(warning) }
+        let startWarnings = session.status.warnings
+        for warning in startWarnings { Console.error(warning) }
 
         let live = Console.stderrIsTerminal ? LiveStatusLine(session: session) : nil
         live?.start()
@@ -59,6 +60,8 @@ struct ForegroundSession {
         Console.error(String(format: "recorded %.2f s: %lld frames captured, %lld dropped, %lld late ticks",
                              summary.recordedSeconds, summary.capture.framesCaptured, summary.capture.framesDropped,
                              summary.capture.lateTicks))
+        // Warnings raised while recording that no event printed yet (an encoder overload), once each.
+        for warning in summary.warnings.dropFirst(startWarnings.count) where !outcome.wasPrinted(warning) { Console.error(warning) }
 
         var failed = session.state == .failed
         for report in reports {

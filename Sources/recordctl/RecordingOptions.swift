@@ -38,6 +38,8 @@ struct RecordingOptions: ParsableArguments {
                                valueName: "POLICY"))
     var pauseOnBackground: BackgroundPolicyOption = .hidden
 
+    @OptionGroup var sources: CaptureSourceOptions
+
     // MARK: Where it goes
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The file to write (default: a timestamped name in the videos directory).", valueName: "FILE"))
@@ -56,6 +58,8 @@ struct RecordingOptions: ParsableArguments {
     var rtmp: [String] = []
 
     @OptionGroup var rtmpKey: RTMPKeyOptions
+
+    @OptionGroup(title: "Encoding") var encoding: EncodingOptions
 
     @OptionGroup var replay: ReplayOptions
 
@@ -78,11 +82,13 @@ struct RecordingOptions: ParsableArguments {
         if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
         if noMic && noAppAudio && requireAudio { throw ValidationError("--require-audio contradicts --no-mic --no-app-audio") }
         if noFile && (output != nil || format != nil || overwrite) { throw ValidationError("--no-file contradicts --output, --format and --overwrite") }
+        try sources.check(region: region, window: window, noAppAudio: noAppAudio, appSink: appSink)
     }
 
     /// These options as start arguments, with this process's display and audio server, paths
     /// made absolute (the service runs elsewhere), and every value checked as the recording
-    /// will check it (a malformed region, an unknown extension, a bad setup value) so a mistake
+    /// will check it (a malformed region, an unknown extension, a bad setup value, an encoder
+    /// that cannot open, Opus in MP4) so a mistake
     /// is reported before anything starts. Throws the usage exit code after printing why.
     func startArguments() throws -> StartArguments {
         var a = StartArguments()
@@ -106,6 +112,8 @@ struct RecordingOptions: ParsableArguments {
         replay.apply(to: &a)
         a.rtmp = try rtmpKey.resolve(rtmp)
         a.extensionsDirs = extensionsDirs.map(absolutePath)
+        a.encoding = try encoding.effective().setupValues
+        sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
             try a.check()

@@ -1,13 +1,16 @@
 // rk-testwindow: a top-level X11 window of one known colour, for end-to-end tests.
 //
 //   rk-testwindow [--size WxH] [--position X,Y] [--color RRGGBB] [--name NAME]
-//                 [--flash-every SECONDS] [--flash-color RRGGBB]
+//                 [--flash-every SECONDS] [--flash-color RRGGBB] [--square-every SECONDS]
 //
 // Opens $DISPLAY, maps the window (with size hints so a window manager honours the position),
 // and once it is mapped and painted prints its id as `0x...` on stdout. Repaints on Expose and
 // runs until killed. With --flash-every it fills the window with --flash-color for ~100 ms every
 // SECONDS and prints `flash <CLOCK_MONOTONIC seconds>` for each flash, taken right after the X
-// server has processed the fill (XSync), for audio/video sync tests.
+// server has processed the fill (XSync), for audio/video sync tests. With --square-every it
+// changes only a 32x32 square at (16,16) inside the window every SECONDS, alternating between
+// --flash-color and black, and prints `square <n> <CLOCK_MONOTONIC seconds>` for each change
+// (damage-driven capture tests: a mostly still window).
 // If a window manager places the window elsewhere, it is moved back before its id is printed.
 // Exit codes: 64 bad arguments, 69 display unavailable, 70 window could not be placed.
 import CX11
@@ -22,6 +25,7 @@ struct Options: Sendable {
     var flashColor: UInt32 = 0xFFFFFF
     var name = "rk-testwindow"
     var flashEvery: Double? = nil
+    var squareEvery: Double? = nil
 }
 
 func writeOut(_ s: String) {
@@ -90,8 +94,12 @@ func parseOptions() -> Options {
             let v = value(a)
             guard let s = Double(v), s >= 0.2 else { fail("--flash-every wants SECONDS >= 0.2, got \(v)", code: 64) }
             o.flashEvery = s
+        case "--square-every":
+            let v = value(a)
+            guard let s = Double(v), s >= 0.1 else { fail("--square-every wants SECONDS >= 0.1, got \(v)", code: 64) }
+            o.squareEvery = s
         case "-h", "--help":
-            writeOut("usage: rk-testwindow [--size WxH] [--position X,Y] [--color RRGGBB] [--name NAME] [--flash-every SECONDS] [--flash-color RRGGBB]\n")
+            writeOut("usage: rk-testwindow [--size WxH] [--position X,Y] [--color RRGGBB] [--name NAME] [--flash-every SECONDS] [--flash-color RRGGBB] [--square-every SECONDS]\n")
             exit(0)
         default:
             fail("unknown argument \(a) (see --help)", code: 64)
@@ -198,6 +206,9 @@ func run(_ opts: Options) -> Never {
     var nextFlash = Double.infinity
     var flashEnd = Double.infinity
     let fd = XConnectionNumber(dpy)
+    var nextSquare = Double.infinity
+    var squareCount = 0
+    let blackPixel = allocPixel(0x000000)
 
     while true {
         while XPending(dpy) > 0 {
@@ -231,6 +242,7 @@ func run(_ opts: Options) -> Never {
                 placeCheck = .infinity
                 writeOut("0x" + String(window, radix: 16) + "\n")
                 if let every = opts.flashEvery { nextFlash = monotonicNow() + every }
+                if let every = opts.squareEvery { nextSquare = monotonicNow() + every }
             } else {
                 writeErr("window placed at \(x),\(y), moving it to \(opts.x),\(opts.y)")
                 XMoveWindow(dpy, window, opts.x, opts.y)
@@ -254,8 +266,18 @@ func run(_ opts: Options) -> Never {
             nextFlash += every
             if nextFlash < t { nextFlash = t + every }  // never queue up missed flashes
         }
+        if now >= nextSquare, let every = opts.squareEvery {
+            squareCount += 1
+            XSetForeground(dpy, gc, squareCount % 2 == 1 ? flashPixel : blackPixel)
+            XFillRectangle(dpy, window, gc, 16, 16, 32, 32)
+            XSync(dpy, False)
+            let t = monotonicNow()
+            writeOut("square \(squareCount) \(formatTime(t))\n")
+            nextSquare += every
+            if nextSquare < t { nextSquare = t + every }
+        }
         XFlush(dpy)
-        let deadline = min(flashing ? flashEnd : nextFlash, placeCheck, now + 1.0)
+        let deadline = min(flashing ? flashEnd : nextFlash, nextSquare, placeCheck, now + 1.0)
         let timeoutMs = Int32(max(0, min(1000, (deadline - monotonicNow()) * 1000)).rounded(.up))
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         _ = poll(&pfd, 1, timeoutMs)

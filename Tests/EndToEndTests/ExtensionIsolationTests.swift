@@ -93,7 +93,7 @@ final class ExtensionIsolationTests: EndToEndTestCase {
         let dir = try extensionsDirectory()
         let w = try window(size: (640, 480), position: (100, 100), color: colour)
         let out = path("\(mode).mp4")
-        let r = try Recordctl(rig).record(["--window", w.id, "--duration", "4", "--output", out, "--extensions-dir", dir,
+        let r = try Recordctl(rig).record(["--frame-rate-mode", "constant", "--window", w.id, "--duration", "4", "--output", out, "--extensions-dir", dir,
                                            "--extension", "misbehave", "--setup", "mode=\(mode)", "--setup", "after=5"],
                                           environment: environment(), timeout: 90)
         XCTAssertEqual(r.exitCode, 70, "a failed handler makes the exit code 70: \(r)", file: file, line: line)
@@ -120,7 +120,7 @@ final class ExtensionIsolationTests: EndToEndTestCase {
     private func assertRefused(_ arguments: [String], mentions: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let dir = try extensionsDirectory()
         let out = path("refused.mp4")
-        let r = try Recordctl(rig).record(["--duration", "2", "--output", out, "--extensions-dir", dir] + arguments,
+        let r = try Recordctl(rig).record(["--frame-rate-mode", "constant", "--duration", "2", "--output", out, "--extensions-dir", dir] + arguments,
                                           environment: environment(), timeout: 30)
         XCTAssertEqual(r.exitCode, 64, "\(r)", file: file, line: line)
         XCTAssertTrue(r.stderr.contains(mentions), "stderr says \"\(mentions)\": \(r)", file: file, line: line)

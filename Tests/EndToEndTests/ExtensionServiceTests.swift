@@ -24,7 +24,7 @@ final class ExtensionServiceTests: EndToEndTestCase {
         let w = try window(color: 0x22AA66)
         let events = try service.watchEvents()
         let output = path("service.mp4"), log = path("python.jsonl")
-        _ = try service.ok(["start", "--window", w.id, "--output", output,
+        _ = try service.ok(["start", "--frame-rate-mode", "constant", "--window", w.id, "--output", output,
                             "--extensions-dir", packageRoot.appendingPathComponent("Extensions").path + "/python-example",
                             "--extensions-dir", path("extensions"),
                             "--extension", "python-example", "--setup", "python-example:log=\(log)",

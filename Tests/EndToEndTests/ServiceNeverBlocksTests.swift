@@ -12,11 +12,11 @@ final class ServiceNeverBlocksTests: EndToEndTestCase {
         try service.ok(["start", "--region", "320x240+0+0", "--no-mic", "--output", output])
 
         // The subscriber: asks for events, then never reads a byte.
-        let stalled = try ControlSocket(path: service.socketPath)
+        let stalled = try RawControlSocket(path: service.socketPath)
         stalled.send(#"{"v":1,"id":"ev","cmd":"events"}"#)
 
         // A storm of pause/resume: two events each, far more than a stalled reader can hold.
-        let control = try ControlSocket(path: service.socketPath)
+        let control = try RawControlSocket(path: service.socketPath)
         var slowest = 0.0
         for i in 0..<1_000 {
             for cmd in ["pause", "resume"] {

@@ -18,7 +18,7 @@ final class ServiceTests: EndToEndTestCase {
         let events = try service.watchEvents()
         let output = path("start-stop.mp4")
         let before = Date()
-        let id = try service.ok(["start", "--window", w.id, "--output", output])
+        let id = try service.ok(["start", "--frame-rate-mode", "constant", "--window", w.id, "--output", output])
         XCTAssertFalse(id.isEmpty, "start prints the recording id")
         let running = try service.status()
         XCTAssertEqual((running["recording"] as? [String: Any])?["state"] as? String, "recording")
@@ -80,7 +80,7 @@ final class ServiceTests: EndToEndTestCase {
 
         let events = try service.watchEvents()
         let output = path("pauses.mp4")
-        try service.ok(["start", "--region", "640x360+200+200", "--output", output, "--no-mic"])
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", "640x360+200+200", "--output", output, "--no-mic"])
         for cycle in 0..<20 {
             Thread.sleep(forTimeInterval: 0.9)
             try service.ok(["pause"])
@@ -133,7 +133,7 @@ final class ServiceTests: EndToEndTestCase {
         let w = try window(color: 0x22AA22)
         let events = try service.watchEvents()
         let output = path("background.mp4")
-        try service.ok(["start", "--window", w.id, "--output", output])
+        try service.ok(["start", "--frame-rate-mode", "constant", "--window", w.id, "--output", output])
         Thread.sleep(forTimeInterval: 1.5)
 
         _ = try ProcessRunner.run("xdotool", ["windowminimize", w.id], environment: rig.environment, timeout: 10)

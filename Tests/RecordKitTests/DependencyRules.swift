@@ -29,7 +29,8 @@ struct DependencyRules {
         "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension"],
         "RecordKitService": ["RecordKit", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
-        "recordctl": ["RecordKit", "RecordKitService", "ArgumentParser"],
+        "recordctl": ["RecordKit", "RecordKitService", "RecordKitConfig", "ArgumentParser"],
+        "RecordKitConfig": ["TOMLKit"],
         "recordd": ["RecordKitService"],
     ]
     static let system: Set<String> = ["Foundation", "Glibc", "Dispatch", "Synchronization", "XCTest", "PackageDescription"]

@@ -85,6 +85,18 @@ final class ExtensionManifestTests: XCTestCase {
         let text = HostMessage.sample(header).jsonValue.serialized
         guard case .sample(let back) = try HostMessage(json: try JSONParser.parse(text)) else { return XCTFail(text) }
         XCTAssertEqual(back, header)
+        // A raw frame's change info (issue 11) crosses the process boundary too.
+        for info in [VideoFrameInfo(frameIndex: 12, previousFrameIndex: 11, isChanged: true,
+                                    dirtyRects: [PixelRect(x: 16, y: 16, width: 32, height: 32), PixelRect(x: 0, y: 1070, width: 24, height: 10)]),
+                     VideoFrameInfo(frameIndex: 13, previousFrameIndex: 12, isChanged: false, dirtyRects: []),
+                     VideoFrameInfo(frameIndex: 0, previousFrameIndex: nil, isChanged: true, dirtyRects: nil)] {
+            let frame = SampleHeader(stream: .video, format: 1, presentationTime: MediaTime(value: 1, timescale: 30),
+                                     duration: MediaTime(value: 1, timescale: 30), ref: 3, region: 1, offset: 0, length: 64,
+                                     detail: .pixels(planeOffsets: [0], bytesPerRow: [16]), frameInfo: info)
+            let json = HostMessage.sample(frame).jsonValue.serialized
+            guard case .sample(let decoded) = try HostMessage(json: try JSONParser.parse(json)) else { return XCTFail(json) }
+            XCTAssertEqual(decoded.frameInfo, info, json)
+        }
         let encoded = FormatDescription.encoded(EncodedFormat(codec: .h264, timescale: 30, extradata: [1, 100, 0, 31, 255, 0xE1], width: 1920, height: 1080, frameRate: 30))
         guard case .format(7, let f) = try HostMessage(json: try JSONParser.parse(HostMessage.format(id: 7, description: encoded).jsonValue.serialized)) else {
             return XCTFail("format")

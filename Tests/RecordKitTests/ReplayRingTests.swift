@@ -78,19 +78,20 @@ final class ReplayRingTests: XCTestCase {
         var ring = ReplayRing(maxDurationNs: 20_000_000_000, maxBytes: .max)
         Self.feed(&ring, seconds: 25)
         let clip = try XCTUnwrap(ReplayClip.make(from: ring.snapshot(), seconds: 5))
-        // The end is 25.0 s; 5 s asked: 20.0 s is a key frame (GOP 2 s), so exactly 5 s.
-        XCTAssertEqual(clip.startSeconds, 20, accuracy: 0.001)
-        XCTAssertEqual(clip.seconds, 5, accuracy: 0.001)
+        // The newest frame (24.967 s) has no successor yet, so the clip ends before it, at
+        // 24.967 s; 5 s asked: the key frame at or before 19.967 s is 18.0 s (GOP 2 s).
+        XCTAssertEqual(clip.startSeconds, 18, accuracy: 0.001)
+        XCTAssertEqual(clip.seconds, 7 - 1.0 / 30, accuracy: 0.001)
         let video = clip.samples.filter { $0.type == .video }
-        XCTAssertEqual(video.count, 150)
+        XCTAssertEqual(video.count, 209)
         XCTAssertEqual(video.first?.presentationTime.seconds ?? -1, 0, accuracy: 0.0001, "timestamps from zero")
         let audio = clip.samples.filter { $0.type == .audioApp }
         let firstAudio = try XCTUnwrap(audio.first?.presentationTime.seconds)
         XCTAssertGreaterThanOrEqual(firstAudio, 0)
         XCTAssertLessThan(firstAudio, 1024.0 / 48000, "audio within one AAC frame of the video")
 
-        let odd = try XCTUnwrap(ReplayClip.make(from: ring.snapshot(), seconds: 5.5))
-        XCTAssertEqual(odd.startSeconds, 18, accuracy: 0.001, "19.5 s asked: the key frame before it, one GOP at most")
+        let odd = try XCTUnwrap(ReplayClip.make(from: ring.snapshot(), seconds: 4.9))
+        XCTAssertEqual(odd.startSeconds, 20, accuracy: 0.001, "20.067 s asked: the key frame before it, one GOP at most")
     }
 
     func testAClipEndsBeforeAFrameTheEncoderStillHeld() throws {
@@ -111,9 +112,9 @@ final class ReplayRingTests: XCTestCase {
                      BroadcastAnnotation(title: "inside", time: .nanoseconds(7_500_000_000)),
                      BroadcastAnnotation(title: "", time: .nanoseconds(9_000_000_000))]
         let clip = try XCTUnwrap(ReplayClip.make(from: ring.snapshot(), seconds: 4, annotations: marks))
-        XCTAssertEqual(clip.startSeconds, 6, accuracy: 0.001)
+        XCTAssertEqual(clip.startSeconds, 4, accuracy: 0.001, "the end is 9.967 s: 5.967 s asked, key frame 4 s")
         XCTAssertEqual(clip.chapters.map(\.title), ["inside", "Chapter 2"])
-        XCTAssertEqual(clip.chapters.first?.start.seconds ?? -1, 1.5, accuracy: 0.001)
-        XCTAssertEqual(clip.chapters.last?.end.seconds ?? -1, 4, accuracy: 0.001)
+        XCTAssertEqual(clip.chapters.first?.start.seconds ?? -1, 3.5, accuracy: 0.001)
+        XCTAssertEqual(clip.chapters.last?.end.seconds ?? -1, 6 - 1.0 / 30, accuracy: 0.001)
     }
 }

@@ -6,18 +6,31 @@
 public final class AudioCaptureStream: @unchecked Sendable {
     /// The PulseAudio name of the source actually recorded, after resolving defaults
     /// (for ``AudioSourceSelector/defaultSinkMonitor``, e.g. `"alsa_output.pci.analog-stereo.monitor"`).
+    /// For ``AudioSourceSelector/application(_:)``: `application 'NAME'` or `process PID`.
     public let sourceName: String
-    private let reader: AudioStreamReader
+    private let reader: AudioStreamReader?
+    private let follower: ApplicationAudioFollower?
 
     init(sourceName: String, reader: AudioStreamReader) {
         self.sourceName = sourceName
         self.reader = reader
+        self.follower = nil
     }
 
-    /// Stops recording and releases the server-side stream. Idempotent and callable from any
+    /// A stream that follows one application's sink inputs.
+    init(sourceName: String, follower: ApplicationAudioFollower) {
+        self.sourceName = sourceName
+        self.reader = nil
+        self.follower = follower
+    }
+
+    /// Stops recording and releases the server-side stream(s). Idempotent and callable from any
     /// thread, including from inside the `deliver` closure. When it returns, `deliver` is never
     /// called again, and no call of it is still running on another thread.
-    public func stop() { reader.stop() }
+    public func stop() {
+        reader?.stop()
+        follower?.stop()
+    }
 
-    deinit { reader.stop() }
+    deinit { stop() }
 }

@@ -13,4 +13,7 @@ public enum AudioSourceSelector: Sendable, Equatable {
     case defaultSource
     /// The named source (which may itself be a monitor, e.g. `"alsa_output.x.monitor"`).
     case source(String)
+    /// One application's sound: the monitors of its sink inputs, followed as it opens new ones
+    /// (see ``ApplicationSelector``); silence while it plays nothing.
+    case application(ApplicationSelector)
 }

@@ -137,6 +137,7 @@ public final class PulseAudioConnection: @unchecked Sendable {
         deliver: @escaping @Sendable (_ samples: UnsafeBufferPointer<Float>, _ frameCount: Int, _ captureTimeNs: UInt64) -> Void
     ) throws(CaptureError) -> AudioCaptureStream {
         precondition(!loop.isLoopThread, "openStream must not be called from a PulseAudio callback")
+        if case .application(let app) = source { return try openApplicationStream(app, name: name, deliver: deliver) }  // issue 11
         let stream = try loop.withLock { () throws(CaptureError) -> AudioCaptureStream in
             guard let context, monitor.phase == .ready else { throw notConnected("open stream '\(name)'") }
             pa_context_ref(context)
@@ -206,6 +207,8 @@ public final class PulseAudioConnection: @unchecked Sendable {
                     + "so there is no default sink monitor to record app audio from")
             }
             return sink + ".monitor"
+        case .application(let app):
+            throw CaptureError(.audioError, "\(app) has no single source; it is recorded through its sink inputs")
         case .defaultSource:
             guard let name = try query.serverDefaults().source, !name.isEmpty else {
                 throw CaptureError(.audioSourceNotFound, "PulseAudio server \(monitor.serverDescription) has no default source "
@@ -280,6 +283,13 @@ public final class PulseAudioConnection: @unchecked Sendable {
         }
         return "(libpulse default: client.conf or $XDG_RUNTIME_DIR/pulse/native)"
     }
+
+    // Issue 11: what the application follower and the inventory (other files) need.
+    var pulseLoop: PulseMainloop { loop }
+    var pulseMonitor: PulseContextMonitor { monitor }
+    var pulseTimeoutUs: UInt64 { timeoutUs }
+    /// The `pa_context *`, nil once closed. Loop lock held.
+    var pulseContext: OpaquePointer? { context }
 
     /// Carries the `pa_context *` to the thread that disconnects it.
     private struct ContextHandle: @unchecked Sendable {

@@ -7,6 +7,8 @@ struct CaptureLoop: Sendable {
     let session: CaptureSession
     /// Tick rate.
     let framesPerSecond: Int
+    /// What an unchanged tick delivers.
+    let frameRateMode: FrameRateMode
     /// Set by ``ScreenCapture/stop()``.
     let stopSignal: StopSignal
     /// Shared counters.
@@ -21,16 +23,29 @@ struct CaptureLoop: Sendable {
         defer { session.close() }
         let clock = TickClock(start: cshim_monotonic_ns(), framesPerSecond: framesPerSecond)
         var tick: Int64 = 0
+        var lastDelivered: Int64 = 0
+        let damageTracking = session.tracksDamage
+        counters.update { $0.damageTracking = damageTracking }
         while !stopSignal.isSet {
             let (due, skipped) = clock.next(after: tick, now: cshim_monotonic_ns())
             if skipped > 0 { counters.update { $0.lateTicks += skipped } }
             tick = due
             _ = cshim_sleep_until_ns(clock.deadline(of: tick))
             if stopSignal.isSet { break }
-            switch session.tick(sequence: tick, scheduledTime: clock.deadline(of: tick)) {
+            switch session.tick(sequence: tick, scheduledTime: clock.deadline(of: tick), counters: counters) {
             case .frame(let frame):
                 counters.update { $0.captured += 1 }
+                lastDelivered = tick
                 deliver(frame)
+            case .unchanged:
+                // Constant: repeat every tick. Variable: repeat every half second (seeking, late
+                // joiners, and handlers that merge video with audio wait for video no longer).
+                if frameRateMode == .constant || tick - lastDelivered >= Int64(max(framesPerSecond / 2, 1)),
+                   let frame = session.repeatFrame(sequence: tick, scheduledTime: clock.deadline(of: tick)) {
+                    counters.update { $0.captured += 1; $0.repeatedFrames += 1 }
+                    lastDelivered = tick
+                    deliver(frame)
+                }
             case .poolExhausted:
                 counters.update { $0.droppedPoolExhausted += 1 }
             case .skipped:

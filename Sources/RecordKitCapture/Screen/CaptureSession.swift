@@ -7,13 +7,16 @@ import CX11
 /// ``ScreenCapture/start(deliver:)`` on it is used only by the capture thread, which closes it
 /// when it ends. It is never used by two threads at once, hence `@unchecked Sendable`.
 final class CaptureSession: @unchecked Sendable {
-    /// Buffers in the frame pool: enough for an encoder and a few slow handlers to hold frames.
-    static let poolSlotCount = 12
+    /// Buffers in the frame pool: enough for an encoder and a few slow handlers to hold frames,
+    /// plus one scratch buffer for damaged-rectangle grabs (never handed out).
+    static let poolSlotCount = 13
 
     /// What one tick produced.
     enum TickOutcome {
         /// A frame to deliver.
         case frame(CapturedFrame)
+        /// Nothing in the captured area changed: nothing was grabbed (see ``repeatFrame(sequence:scheduledTime:)``).
+        case unchanged
         /// Every pool buffer is held by consumers; nothing was grabbed.
         case poolExhausted
         /// The server refused this grab (e.g. the screen is being resized); nothing to deliver.
@@ -32,11 +35,13 @@ final class CaptureSession: @unchecked Sendable {
     let windowID: UInt?
     private let connection: XDisplayConnection
     private let tracker: TargetTracker
-    private let grabber: FrameGrabber
-    private let cursor: CursorOverlay?
+    let grabber: FrameGrabber
+    let cursor: CursorOverlay?
     private var rootWidth: Int
     private var rootHeight: Int
     private var isClosed = false
+    /// Damage-driven state (nil without the DAMAGE extension: every tick grabs everything).
+    var incremental: IncrementalState?
 
     /// Whether grabs go through MIT-SHM.
     var usesSharedMemory: Bool { grabber.usesSharedMemory }
@@ -65,6 +70,12 @@ final class CaptureSession: @unchecked Sendable {
             target = region
             tracker = TargetTracker(connection: connection, fixed: region)
             what = "region \(region)"
+        case .monitor(let selector):
+            let monitor = try MonitorList.find(selector, connection)
+            target = CaptureRect(x: 0, y: 0, width: min(monitor.width, root.width), height: min(monitor.height, root.height))
+            tracker = TargetTracker(connection: connection, monitor: selector, at: monitor.rect)
+            tracker.monitorLookupInterval = max(configuration.framesPerSecond, 1)
+            what = "\(selector) '\(monitor.name)' (\(monitor.rect))"
         case .window(let selector):
             let window = try WindowFinder(connection: connection).find(selector)
             var attributes = XWindowAttributes()
@@ -97,10 +108,16 @@ final class CaptureSession: @unchecked Sendable {
         self.cursor = configuration.showsCursor ? CursorOverlay(connection: connection) : nil
         // Root ConfigureNotify events tell about screen size changes (RandR) without a round trip.
         XSelectInput(connection.display, connection.root, StructureNotifyMask)
+        if let damage = DamageTracker(connection: connection), let scratch = grabber.pool.acquire() {
+            self.incremental = IncrementalState(damage: damage, scratchSlot: scratch, slotCount: grabber.pool.slotCount,
+                                                width: width, height: height)
+        }
     }
 
-    /// Locates the target, grabs it into a free pool buffer, draws the cursor.
-    func tick(sequence: Int64, scheduledTime: UInt64) -> TickOutcome {
+    /// Locates the target and brings a pool buffer up to date: nothing when nothing changed
+    /// (``TickOutcome/unchanged``), the damaged rectangles when a little changed, everything when
+    /// the target moved or damage is unknown; draws the cursor. Counts grabs in `counters`.
+    func tick(sequence: Int64, scheduledTime: UInt64, counters: CaptureCounters) -> TickOutcome {
         guard !isClosed else { return .failed(CaptureError(.xError, "capture session is closed")) }
         readEvents()
         let position = tracker.current()
@@ -121,6 +138,10 @@ final class CaptureSession: @unchecked Sendable {
             return .failed(CaptureError(.xError,
                 "the screen of display \(connection.name) shrank to \(rootWidth)x\(rootHeight), smaller than the \(width)x\(height) frames being captured"))
         }
+        if let outcome = incrementalTick(outcome, originX: originX, originY: originY, sequence: sequence,
+                                         scheduledTime: scheduledTime, counters: counters) {
+            return outcome
+        }
         guard let slot = grabber.pool.acquire() else { return .poolExhausted }
         let pixels = grabber.pool.address(ofSlot: slot)
         let bytesPerRow = grabber.bytesPerRow
@@ -130,7 +151,9 @@ final class CaptureSession: @unchecked Sendable {
             let before = cshim_monotonic_ns()
             let ok = grabber.grab(slot: slot, x: plan.grabX, y: plan.grabY)
             let after = cshim_monotonic_ns()
+            counters.update { $0.grabs += 1; $0.grabbedPixels += Int64(width * height) }
             guard ok else {
+                incremental?.invalidate()
                 grabber.pool.giveBack(slot)
                 if let lost = connectionLostError() { return .failed(lost) }
                 if let root = connection.rootSize() { (rootWidth, rootHeight) = root }
@@ -146,8 +169,12 @@ final class CaptureSession: @unchecked Sendable {
                                except: CaptureRect(x: 0, y: 0, width: 0, height: 0))
         }
         let buffer = grabber.pool.buffer(slot: slot, byteCount: bytesPerRow * height)
-        return .frame(CapturedFrame(pixels: buffer, bytesPerRow: bytesPerRow, width: width, height: height,
-                                    captureTime: captureTime, sequence: sequence, scheduledTime: scheduledTime))
+        let frame = CapturedFrame(pixels: buffer, bytesPerRow: bytesPerRow, width: width, height: height,
+                                  captureTime: captureTime, sequence: sequence, scheduledTime: scheduledTime,
+                                  previousSequence: incremental?.lastSequence)
+        incremental?.tookFullFrame(frame, slot: slot, outcome: outcome, originX: originX, originY: originY,
+                                   cursor: cursor?.state)
+        return .frame(frame)
     }
 
     /// Applies queued root-window size changes.
@@ -156,6 +183,7 @@ final class CaptureSession: @unchecked Sendable {
         while XPending(display) > 0 {
             var event = XEvent()
             XNextEvent(display, &event)
+            if incremental?.damage.noteEvent(&event) == true { continue }
             if event.type == ConfigureNotify, event.xconfigure.window == connection.root {
                 rootWidth = Int(event.xconfigure.width)
                 rootHeight = Int(event.xconfigure.height)
@@ -173,6 +201,8 @@ final class CaptureSession: @unchecked Sendable {
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        incremental?.damage.close()
+        incremental = nil
         grabber.close()
         connection.close()
     }

@@ -7,4 +7,8 @@ public enum CaptureTarget: Sendable, Equatable {
     /// One window, followed as it moves. See ``ScreenCapture`` for how size changes, hiding and
     /// destruction are handled.
     case window(WindowSelector)
+    /// One RandR monitor, followed when its geometry changes (checked once a second); the output
+    /// size is the monitor's size at start, and a later size change is cropped or padded as for
+    /// a window. A monitor that disappears records black.
+    case monitor(MonitorSelector)
 }

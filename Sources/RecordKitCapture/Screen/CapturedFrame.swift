@@ -25,12 +25,28 @@ public struct CapturedFrame: Sendable {
     /// constant-frame-rate encoder places the frame in the slot of this time, so a tick that
     /// woke late still fills its own slot instead of pushing into the next one.
     public let scheduledTime: UInt64
+    /// Whether any pixel differs from the frame delivered just before (the one with sequence
+    /// ``previousSequence``). False for a repeated picture (``FrameRateMode``): then ``pixels``
+    /// is the very buffer of that previous frame.
+    public let isChanged: Bool
+    /// The rectangles (frame pixel coordinates, even-aligned) outside which this frame equals
+    /// the previous one; nil means unknown: treat the whole frame as changed. Empty when
+    /// ``isChanged`` is false.
+    public let dirtyRects: [CaptureRect]?
+    /// ``sequence`` of the frame delivered just before this one, which ``dirtyRects`` are
+    /// relative to; nil for the first frame. A consumer that did not see that frame (it dropped
+    /// it) must treat this frame as entirely changed.
+    public let previousSequence: Int64?
 
     /// Describes a frame. ``ScreenCapture`` creates them; tests and synthetic sources may too
-    /// (`scheduledTime` defaults to `captureTime`).
+    /// (`scheduledTime` defaults to `captureTime`; by default a frame is entirely changed).
     public init(pixels: MediaBuffer, bytesPerRow: Int, width: Int, height: Int,
-                captureTime: UInt64, sequence: Int64, scheduledTime: UInt64? = nil) {
+                captureTime: UInt64, sequence: Int64, scheduledTime: UInt64? = nil,
+                isChanged: Bool = true, dirtyRects: [CaptureRect]? = nil, previousSequence: Int64? = nil) {
         self.scheduledTime = scheduledTime ?? captureTime
+        self.isChanged = isChanged
+        self.dirtyRects = isChanged ? dirtyRects : []
+        self.previousSequence = previousSequence
         self.pixels = pixels
         self.bytesPerRow = bytesPerRow
         self.width = width

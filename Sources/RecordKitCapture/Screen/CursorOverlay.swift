@@ -2,7 +2,7 @@ import CX11
 
 /// Draws the mouse cursor (XFixes) into frames.
 ///
-/// The cursor image is fetched each frame (it carries the position); its pixels are converted
+/// The cursor image is fetched each tick (it carries the position); its pixels are converted
 /// only when the cursor changes (`cursor_serial`), into a buffer reused across cursors. XFixes
 /// delivers premultiplied ARGB, one pixel per `unsigned long` (64 bits on LP64), and it is blended
 /// as such: `out = cursor + frame × (255 − alpha) / 255`.
@@ -24,16 +24,44 @@ final class CursorOverlay {
         self.connection = connection
     }
 
-    /// Blends the current cursor into `frame`, whose pixel (0, 0) shows root position
-    /// (`originX`, `originY`), touching only pixels inside `clip` (frame coordinates).
-    func draw(into frame: UnsafeMutableRawPointer, bytesPerRow: Int, originX: Int, originY: Int, clip: CaptureRect) {
-        guard let image = XFixesGetCursorImage(connection.display) else { return }
+    /// Where the cursor is and what it looks like, as of the last ``update()``.
+    struct State: Equatable {
+        /// The cursor image's rectangle in root coordinates.
+        var rect: CaptureRect
+        /// XFixes' serial of the cursor image (changes when the shape changes).
+        var serial: UInt
+    }
+
+    /// The state fetched by the last ``update()``, or nil when there is no cursor image.
+    private(set) var state: State?
+
+    /// Fetches the cursor's image and position (one round trip; the pixels are converted only
+    /// when the shape changed) and returns the new state. A moved or changed cursor counts as
+    /// damage for the area it covered and covers.
+    @discardableResult
+    func update() -> State? {
+        guard let image = XFixesGetCursorImage(connection.display) else { state = nil; return nil }
         defer { XFree(image) }
         let cursor = image.pointee
         if cursor.cursor_serial != serial { convert(cursor) }
-        guard cursorWidth > 0, cursorHeight > 0, let source = pixels.baseAddress else { return }
-        let left = Int(cursor.x) - hotX - originX
-        let top = Int(cursor.y) - hotY - originY
+        guard cursorWidth > 0, cursorHeight > 0 else { state = nil; return nil }
+        state = State(rect: CaptureRect(x: Int(cursor.x) - hotX, y: Int(cursor.y) - hotY, width: cursorWidth, height: cursorHeight),
+                      serial: cursor.cursor_serial)
+        return state
+    }
+
+    /// Fetches the cursor (``update()``) and blends it into `frame`, whose pixel (0, 0) shows
+    /// root position (`originX`, `originY`), touching only pixels inside `clip` (frame coordinates).
+    func draw(into frame: UnsafeMutableRawPointer, bytesPerRow: Int, originX: Int, originY: Int, clip: CaptureRect) {
+        update()
+        drawLast(into: frame, bytesPerRow: bytesPerRow, originX: originX, originY: originY, clip: clip)
+    }
+
+    /// Blends the cursor as of the last ``update()`` into `frame` (see ``draw(into:bytesPerRow:originX:originY:clip:)``).
+    func drawLast(into frame: UnsafeMutableRawPointer, bytesPerRow: Int, originX: Int, originY: Int, clip: CaptureRect) {
+        guard let state, let source = pixels.baseAddress else { return }
+        let left = state.rect.x - originX
+        let top = state.rect.y - originY
         let startX = max(left, clip.x), endX = min(left + cursorWidth, clip.x + clip.width)
         let startY = max(top, clip.y), endY = min(top + cursorHeight, clip.y + clip.height)
         guard startX < endX, startY < endY else { return }

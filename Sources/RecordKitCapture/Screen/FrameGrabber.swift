@@ -28,7 +28,7 @@ final class FrameGrabber {
     /// Per-slot images over the shared segment (MIT-SHM only).
     private var images: [UnsafeMutablePointer<XImage>]
     /// The segment description Xlib keeps a pointer to: it needs a stable address.
-    private var segmentInfo: UnsafeMutablePointer<XShmSegmentInfo>?
+    private(set) var segmentInfo: UnsafeMutablePointer<XShmSegmentInfo>?
     private var isClosed = false
 
     private init(connection: XDisplayConnection, pool: FramePool, width: Int, height: Int, bytesPerRow: Int,

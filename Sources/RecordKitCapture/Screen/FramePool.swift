@@ -61,7 +61,4 @@ final class FramePool: Sendable {
         }
         return MediaBuffer(bytes: bytes, sharedLocation: location) { [self] in giveBack(index) }
     }
-
-    /// Number of slots currently free (for tests and diagnostics).
-    var freeCount: Int { free.withLock { $0.count } }
 }

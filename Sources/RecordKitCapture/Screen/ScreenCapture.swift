@@ -14,11 +14,18 @@ import Synchronization
 /// the capture thread, one frame at a time, in capture order: keep it short (hand the frame on).
 /// Every other member may be used from any thread.
 ///
-/// **Memory.** Frames come from a pool of 8 buffers. A buffer returns to the pool when the
-/// last reference to its ``CapturedFrame/pixels`` goes away; while all 8 are held, ticks are
+/// **Memory.** Frames come from a pool of 12 buffers (`CaptureSession.poolSlotCount`). A buffer
+/// returns to the pool when the last reference to its ``CapturedFrame/pixels`` goes away; while
+/// all of them are held, ticks are
 /// dropped (``ScreenCaptureStatistics/droppedPoolExhausted``): capture never waits for a
 /// consumer. With MIT-SHM the X server writes straight into the pooled buffer (no copy); the
 /// segment is marked for removal as soon as it is attached, so it cannot leak, even on `kill -9`.
+///
+/// **Damage.** With the X DAMAGE extension a tick on which nothing in the captured area changed
+/// (the cursor included) grabs nothing; a tick with a small change grabs only the damaged
+/// rectangles into a buffer that already holds the previous picture. Each frame says what
+/// changed (``CapturedFrame/isChanged``, ``CapturedFrame/dirtyRects``), and
+/// ``ScreenCaptureConfiguration/frameRateMode`` decides what an unchanged tick delivers.
 ///
 /// **Windows.** A window is followed as it moves: every tick reads its position and size and
 /// grabs that rectangle of the root window (so it works under reparenting window managers, and
@@ -47,6 +54,7 @@ public final class ScreenCapture: @unchecked Sendable {
     }
 
     private let framesPerSecond: Int
+    private let frameRateMode: FrameRateMode
     private let lifecycle: Mutex<Lifecycle>
     private let counters = CaptureCounters()
     private let callbacks = CaptureCallbacks()
@@ -66,6 +74,7 @@ public final class ScreenCapture: @unchecked Sendable {
         self.usesSharedMemory = session.usesSharedMemory
         self.windowID = session.windowID
         self.framesPerSecond = configuration.framesPerSecond
+        self.frameRateMode = configuration.frameRateMode
         self.lifecycle = Mutex(.ready(session))
     }
 
@@ -77,7 +86,7 @@ public final class ScreenCapture: @unchecked Sendable {
         let startError: CaptureError? = lifecycle.withLock { state in
             guard case .ready(let session) = state else { return nil }
             let stopSignal = StopSignal()
-            let loop = CaptureLoop(session: session, framesPerSecond: framesPerSecond, stopSignal: stopSignal,
+            let loop = CaptureLoop(session: session, framesPerSecond: framesPerSecond, frameRateMode: frameRateMode, stopSignal: stopSignal,
                                    counters: counters, callbacks: callbacks, deliver: deliver)
             switch CaptureThread.start(name: "rk-screen", { loop.run() }) {
             case .success(let thread):

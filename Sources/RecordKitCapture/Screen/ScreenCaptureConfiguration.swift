@@ -9,10 +9,13 @@ public struct ScreenCaptureConfiguration: Sendable {
     /// Whether the mouse cursor is composited into frames (needs the XFixes extension; without
     /// it frames come without a cursor).
     public var showsCursor: Bool
+    /// What an unchanged tick delivers: a repeated frame (constant) or nothing (variable).
+    public var frameRateMode: FrameRateMode
 
     /// Creates a configuration; the defaults capture the whole `$DISPLAY` at 30 fps with the cursor.
     public init(display: String? = nil, target: CaptureTarget = .screen,
-                framesPerSecond: Int = 30, showsCursor: Bool = true) {
+                framesPerSecond: Int = 30, showsCursor: Bool = true, frameRateMode: FrameRateMode = .constant) {
+        self.frameRateMode = frameRateMode
         self.display = display
         self.target = target
         self.framesPerSecond = framesPerSecond

@@ -7,6 +7,20 @@ public struct ScreenCaptureStatistics: Sendable {
     /// Ticks skipped because the capture thread woke up more than one period late (the clock
     /// jumps forward instead of grabbing a burst of frames).
     public var lateTicks: Int64
+    /// Requests for pixels sent to the X server (a full-frame grab counts one, a tick that
+    /// grabs three damaged rectangles counts three). Zero on a still screen.
+    public var grabs: Int64 = 0
+    /// Pixels grabbed from the X server in total (damaged rectangles, cursor area, full frames).
+    public var grabbedPixels: Int64 = 0
+    /// Pixels the X server reported damaged inside the captured area (overlaps counted once per report).
+    public var damagedPixels: Int64 = 0
+    /// Ticks on which nothing in the captured area changed (no grab at all).
+    public var unchangedTicks: Int64 = 0
+    /// Frames delivered that repeat the previous picture (constant frame rate, or the
+    /// once-a-second frame of variable frame rate).
+    public var repeatedFrames: Int64 = 0
+    /// Whether capture is damage-driven (the X server has DAMAGE); false means every tick grabs the whole frame.
+    public var damageTracking: Bool = false
 
     /// Creates a snapshot; all counters default to zero.
     public init(captured: Int64 = 0, droppedPoolExhausted: Int64 = 0, lateTicks: Int64 = 0) {

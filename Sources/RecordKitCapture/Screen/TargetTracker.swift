@@ -20,10 +20,24 @@ final class TargetTracker {
     private enum Kind {
         case fixed(CaptureRect)
         case window(UInt)
+        case monitor(MonitorSelector)
     }
 
     private let connection: XDisplayConnection
     private let kind: Kind
+    /// Monitor targets: the last known rectangle (nil: gone) and ticks until the next look-up.
+    private var monitorRect: CaptureRect?
+    private var ticksUntilLookup = 0
+    /// Ticks between monitor look-ups (set to the frame rate: once a second).
+    var monitorLookupInterval = 30
+
+    /// Tracks RandR monitor `selector`, now at `rect`.
+    init(connection: XDisplayConnection, monitor selector: MonitorSelector, at rect: CaptureRect) {
+        self.connection = connection
+        self.kind = .monitor(selector)
+        self.monitorRect = rect
+        self.ticksUntilLookup = monitorLookupInterval
+    }
 
     /// Tracks a fixed rectangle of the root window.
     init(connection: XDisplayConnection, fixed rect: CaptureRect) {
@@ -44,6 +58,13 @@ final class TargetTracker {
             return .visible(rect)
         case .window(let window):
             return locate(window)
+        case .monitor(let selector):
+            ticksUntilLookup -= 1
+            if ticksUntilLookup <= 0 {
+                ticksUntilLookup = monitorLookupInterval
+                monitorRect = (try? MonitorList.find(selector, connection))?.rect
+            }
+            return monitorRect.map { .visible($0) } ?? .hidden
         }
     }
 

@@ -37,12 +37,6 @@ package final class PacketSocket: @unchecked Sendable {
         }
     }
 
-    /// Sends raw bytes as one message (tests use it to play a broken peer).
-    package func sendRaw(_ bytes: [UInt8]) throws(WireError) {
-        let n = bytes.withUnsafeBytes { cshim_send_packet(fd, $0.baseAddress, $0.count, -1) }
-        if n < 0 { throw WireError.closed }
-    }
-
     /// Waits up to `timeoutMs` (forever when nil) for a message. Returns nil on timeout.
     /// Throws ``WireError/closed`` at end of stream and ``WireError/malformed(_:)`` for a
     /// message longer than the protocol allows.

@@ -31,10 +31,13 @@ package struct SampleHeader: Sendable, Equatable {
     package var length: Int
     /// Payload particulars.
     package var detail: Detail
+    /// For raw video: what changed since the previous frame (``VideoFrameInfo``), if known.
+    package var frameInfo: VideoFrameInfo?
 
     /// Describes a sample.
     package init(stream: SampleBufferType, format: Int, presentationTime: MediaTime, duration: MediaTime,
-                 ref: Int, region: Int, offset: Int, length: Int, detail: Detail) {
+                 ref: Int, region: Int, offset: Int, length: Int, detail: Detail, frameInfo: VideoFrameInfo? = nil) {
+        self.frameInfo = frameInfo
         self.stream = stream
         self.format = format
         self.presentationTime = presentationTime
@@ -61,6 +64,7 @@ package struct SampleHeader: Sendable, Equatable {
         case .packet(let dts, let key, let encoder):
             o["packet"] = ["dts": dts.jsonValue, "key": .bool(key), "encoder": .string(encoder)]
         }
+        if let frameInfo { o["frameInfo"] = frameInfo.jsonValue }
         return .object(o)
     }
 
@@ -81,6 +85,7 @@ package struct SampleHeader: Sendable, Equatable {
         self.region = try int("region")
         self.offset = try int("offset")
         self.length = try int("length")
+        self.frameInfo = try o.object("frameInfo").map { info throws(SchemaError) in try VideoFrameInfo(info) }
         if let p = try o.object("pixels") {
             let offsets = p.members["planeOffsets"]?.array?.compactMap(\.int).map { Int($0) } ?? []
             let strides = p.members["bytesPerRow"]?.array?.compactMap(\.int).map { Int($0) } ?? []

@@ -90,7 +90,8 @@ final class ExtensionSession {
             }
             let header = SampleHeader(stream: sample.type, format: try formatID(sample.formatDescription),
                                       presentationTime: sample.presentationTime, duration: sample.duration,
-                                      ref: lease.ref, region: lease.region, offset: lease.offset, length: buffer.count, detail: detail)
+                                      ref: lease.ref, region: lease.region, offset: lease.offset, length: buffer.count, detail: detail,
+                                      frameInfo: sample.frameInfo)
             let sent = cshim_monotonic_ns()
             statistics.hostCPUNs += cshim_thread_cpu_ns() - cpuStart
             let result = call(.sample(header), timeoutMs: manifest.limits.callTimeoutMs, name: "processSampleBuffer")

@@ -132,9 +132,6 @@ final class SharedMemoryArena {
         return lent.remove(ref)
     }
 
-    /// Refs currently out.
-    var outstanding: Int { leases.count + lent.count }
-
     private func takeRef() -> Int {
         defer { nextRef += 1 }
         return nextRef

@@ -30,10 +30,10 @@ public enum SampleRoute: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .video(.raw(let f)): return "video/raw-\(f.rawValue)"
-        case .video(.encoded(let s)): return "video/h264-\(s.preset)-\(s.rateControl)"
+        case .video(.encoded(let s)): return "video/\(s.codec.rawValue)-\(s.resolvedEncoderName)-\(s.preset)-\(s.rateControl)"
         case .video(.none): return "video/none"
         case .audio(let t, .raw): return "\(t.rawValue)/pcm"
-        case .audio(let t, .encoded(let s)): return "\(t.rawValue)/aac-\(s.bitRate)"
+        case .audio(let t, .encoded(let s)): return "\(t.rawValue)/\(s.codec.rawValue)-\(s.bitRate)"
         case .audio(let t, .none): return "\(t.rawValue)/none"
         }
     }

@@ -16,8 +16,10 @@ struct EncoderSet {
     private let frameRate: Int
 
     /// Opens an encoder for every encoded route in `routes`; their packets go to `slot`.
-    static func open(routes: Set<SampleRoute>, capture: ScreenCapture, frameRate: Int, slot: DispatcherSlot,
-                     onRouteFailed: @escaping @Sendable (SampleRoute, String) -> Void) throws(RecorderError) -> EncoderSet {
+    /// `lowDelay`: variable frame rate (issue 11), see ``VideoEncoder``.
+    static func open(routes: Set<SampleRoute>, capture: ScreenCapture, frameRate: Int, slot: DispatcherSlot, lowDelay: Bool = false,
+                     onRouteFailed: @escaping @Sendable (SampleRoute, String) -> Void,
+                     onOverload: @escaping @Sendable (String) -> Void) throws(RecorderError) -> EncoderSet {
         var formats: [SampleRoute: FormatDescription] = [:]
         var videoStages: [VideoEncodeStage] = []
         var audioStages: [AudioEncodeStage] = []
@@ -30,18 +32,19 @@ struct EncoderSet {
             case .video(.encoded(let settings)):
                 do {
                     let stage = try VideoEncodeStage(
-                        settings: settings, width: capture.width, height: capture.height, frameRate: frameRate, id: "h264-\(index)",
-                        onPacket: { slot.push($0, on: route) }, onError: { onRouteFailed(route, $0.message) })
+                        settings: settings, width: capture.width, height: capture.height, frameRate: frameRate, id: "\(settings.codec.rawValue)-\(index)",
+                        lowDelay: lowDelay,
+                        onPacket: { slot.push($0, on: route) }, onError: { onRouteFailed(route, $0.message) }, onOverload: onOverload)
                     videoStages.append(stage)
                     formats[route] = .encoded(stage.format)
-                } catch { throw RecorderError(.failed, "cannot open the video encoder: \(error.message)") }
+                } catch { throw RecorderError(.failed, "cannot open the \(settings.codec.rawValue) video encoder: \(error.message)") }
             case .video(.raw(let pixelFormat)):
                 rawVideo.append(route)
                 formats[route] = .video(VideoFormat(width: capture.width, height: capture.height, pixelFormat: pixelFormat))
             case .audio(let type, .encoded(let settings)):
                 do {
                     let stage = try AudioEncodeStage(
-                        type: type, settings: settings, id: "aac-\(type.rawValue)-\(index)",
+                        type: type, settings: settings, id: "\(settings.codec.rawValue)-\(type.rawValue)-\(index)",
                         onPacket: { slot.push($0, on: route) }, onError: { onRouteFailed(route, $0.message) })
                     audioStages.append(stage)
                     formats[route] = .encoded(stage.format)
@@ -70,7 +73,8 @@ struct EncoderSet {
             sinks.append { frame, broadcastNs, _ in
                 let sample = SampleBuffer(type: .video, presentationTime: .nanoseconds(broadcastNs), duration: frameDuration,
                                           formatDescription: format,
-                                          payload: .pixels(PixelData(buffer: frame.pixels, planeOffsets: [0], bytesPerRow: [frame.bytesPerRow])))
+                                          payload: .pixels(PixelData(buffer: frame.pixels, planeOffsets: [0], bytesPerRow: [frame.bytesPerRow])),
+                                          frameInfo: frame.frameInfo)
                 slot.push(sample, on: route)
             }
         }

@@ -4,11 +4,16 @@ import RecordKitCapture
 import RecordKitMedia
 import Synchronization
 
-/// One shared H.264 encoder for one distinct ``VideoEncoderSettings``, on a serial queue of its
+/// One shared video encoder for one distinct ``VideoEncoderSettings``, on a serial queue of its
 /// own (off the cooperative pool). Every handler that asked for these settings gets its packets.
 ///
-/// Frames wait at most ``maxPending`` deep; a frame that finds the encoder further behind is
-/// dropped and counted, so capture never waits for encoding.
+/// Capture never waits for encoding. When the encoder falls behind, frames are dropped evenly
+/// (``EvenFrameDropper``: every other frame beyond 10 waiting, all at ``maxPending``), counted,
+/// and reported once through `onOverload` with how far behind the encoder is.
+///
+/// Damage (issue 11): a frame whose picture did not change since the last one converted
+/// (``PictureChangeTracker``, which also carries the changes of dropped frames) is not converted
+/// again: the last converted picture is encoded at the new time (x264 copies its input).
 final class VideoEncodeStage: @unchecked Sendable {
     let route: SampleRoute
     private let encoder: VideoEncoder
@@ -17,53 +22,114 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let pending = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int64>(0)
     private let encodedFrames = Atomic<Int64>(0)
-    private let maxPending = 6  // of the capture pool's 8 buffers: one is being grabbed, one kept for the final slot
+    private let convertedRowCount = Atomic<Int64>(0)
+    private let conversionCount = Atomic<Int64>(0)
+    private let changes = PictureChangeTracker()
+    private var lastConverted: ConvertedPicture?  // on `convertQueue` only
+    // Converted (yuv420p) pictures waiting for the encoder: 15 is half a second at 30 fps, about
+    // 45 MB at 1080p. They hold no capture memory: a capture buffer is held only while it is
+    // converted, at most `maxConverting` of them (of the pool's 12).
+    private let maxPending = 15
+    private let maxConverting = 3
+    private let converting = Atomic<Int>(0)
+    private let convertQueue: DispatchQueue
     private var lastPts: Int64 = .min  // on `queue` only
-    private var lastFrame: CapturedFrame?  // on `queue` only: repeated into the final slot at stop
+    private var lastFrame: ConvertedPicture?  // on `queue` only: repeated into the final slot at stop
     private var failed = false          // on `queue` only
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
+    // Overload handling (issue 12): even drops, one report.
+    private let dropper: EvenFrameDropper
+    private let encodingSlotNs = Atomic<Int64>(0)  // broadcast time of the frame being encoded
+    private let onOverload: @Sendable (String) -> Void
+    private let describeEncoder: String
 
-    init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String,
-         onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void) throws(MediaError) {
+    init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String, lowDelay: Bool = false,
+         onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void,
+         onOverload: @escaping @Sendable (String) -> Void = { _ in }) throws(MediaError) {
         self.route = .video(.encoded(settings))
-        self.encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id)
+        self.encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id,
+                                        lowDelay: lowDelay)
         self.frameRate = frameRate
         self.queue = DispatchQueue(label: "recordkit.encode.\(id)", qos: .userInteractive)
+        self.convertQueue = DispatchQueue(label: "recordkit.convert.\(id)", qos: .userInteractive)
         self.onPacket = onPacket
         self.onError = onError
+        self.onOverload = onOverload
+        self.dropper = EvenFrameDropper(softLimit: 10, hardLimit: maxPending)
+        self.describeEncoder = "\(id) (\(settings.resolvedEncoderName), \(width)x\(height) at \(frameRate) fps, preset \(settings.preset))"
     }
 
     /// Queues a frame whose tick was due at broadcast time `slotNs` (its scheduled time).
+    ///
+    /// The frame is converted to yuv420p on a queue of its own (releasing the capture buffer
+    /// within milliseconds), then waits for the encoder as a converted picture.
     func submit(_ frame: CapturedFrame, slotNs broadcastNs: Int64) {
-        if pending.load(ordering: .relaxed) >= maxPending {
+        let waiting = pending.load(ordering: .relaxed)
+        if converting.load(ordering: .relaxed) >= maxConverting || !dropper.admit(pending: waiting) {
             droppedFrames.add(1, ordering: .relaxed)
+            changes.dropped(frame)
+            reportOverload(slotNs: broadcastNs)
             return
         }
         pending.add(1, ordering: .relaxed)
-        queue.async { [self] in
-            defer { pending.subtract(1, ordering: .relaxed) }
-            guard !failed else { return }
-            // Constant frame rate: the slot of the tick's due time on the 1/fps grid. Ticks are
-            // due on that grid, so two frames never share a slot; should one (a clock step),
-            // the second is dropped and counted.
-            let pts = (broadcastNs * Int64(frameRate) + 500_000_000) / 1_000_000_000
-            guard pts > lastPts else {
-                droppedFrames.add(1, ordering: .relaxed)
-                return
+        converting.add(1, ordering: .relaxed)
+        convertQueue.async { [self] in
+            let picture: ConvertedPicture?
+            var failure: MediaError?
+            if changes.change(for: frame) == .none, let unchanged = lastConverted {
+                picture = unchanged  // the same picture again: nothing to convert
+            } else if let base = frame.pixels.bytes.baseAddress {
+                do throws(MediaError) {
+                    picture = try encoder.convert(bgr0: base, bytesPerRow: frame.bytesPerRow, width: frame.width, height: frame.height)
+                    lastConverted = picture
+                    conversionCount.add(1, ordering: .relaxed)
+                    convertedRowCount.add(Int64(frame.height), ordering: .relaxed)
+                } catch {
+                    picture = nil
+                    failure = error
+                }
+            } else {
+                picture = nil
             }
-            encode(frame, pts: pts)
+            converting.subtract(1, ordering: .relaxed)
+            queue.async { [self, failure] in
+                defer { pending.subtract(1, ordering: .relaxed) }
+                guard !failed else { return }
+                if let failure {
+                    failed = true
+                    onError(failure)
+                    return
+                }
+                guard let picture else { return }
+                // Constant frame rate: the slot of the tick's due time on the 1/fps grid. Ticks are
+                // due on that grid, so two frames never share a slot; should one (a clock step),
+                // the second is dropped and counted.
+                let pts = (broadcastNs * Int64(frameRate) + 500_000_000) / 1_000_000_000
+                guard pts > lastPts else {
+                    droppedFrames.add(1, ordering: .relaxed)
+                    return
+                }
+                encode(picture, pts: pts)
+            }
         }
     }
 
+    /// Tells the user once that the encoder cannot keep up, and by how much.
+    private func reportOverload(slotNs: Int64) {
+        guard dropper.shouldReport() else { return }
+        let behindMs = max(0, (slotNs - encodingSlotNs.load(ordering: .relaxed)) / 1_000_000)
+        onOverload("video encoder \(describeEncoder) is behind by \(behindMs) ms: the machine cannot encode every frame, "
+            + "so every other frame is dropped until it catches up (a faster --preset, a lower --fps or a smaller --region helps)")
+    }
+
     /// Encodes on `queue`.
-    private func encode(_ frame: CapturedFrame, pts: Int64) {
-        guard let base = frame.pixels.bytes.baseAddress else { return }
+    private func encode(_ frame: ConvertedPicture, pts: Int64) {
+        encodingSlotNs.store(pts * 1_000_000_000 / Int64(frameRate), ordering: .relaxed)
         lastPts = pts
         lastFrame = frame
         do throws(MediaError) {
-            try encoder.encode(bgr0: base, bytesPerRow: frame.bytesPerRow, width: frame.width, height: frame.height,
-                               pts: pts, emit: onPacket)
+            try encoder.encode(frame, pts: pts, emit: onPacket)
             encodedFrames.add(1, ordering: .relaxed)
         } catch {
             failed = true
@@ -76,6 +142,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     /// constant-frame-rate recorder does, so the video lasts as long as the recording. Then
     /// drains the encoder and emits the remaining packets; returns when done.
     func finish(at endNs: Int64) {
+        convertQueue.sync { lastConverted = nil }  // every conversion has queued its encode
         queue.sync {
             guard !failed else { return }
             let finalSlot = (endNs * Int64(frameRate) + 999_999_999) / 1_000_000_000 - 1
@@ -91,4 +158,10 @@ final class VideoEncodeStage: @unchecked Sendable {
     var dropped: Int64 { droppedFrames.load(ordering: .relaxed) }
     /// Frames encoded.
     var encoded: Int64 { encodedFrames.load(ordering: .relaxed) }
+    /// Picture rows converted to yuv420p so far.
+    var convertedRows: Int64 { convertedRowCount.load(ordering: .relaxed) }
+    /// Frames converted (a frame whose picture did not change is not).
+    var conversions: Int64 { conversionCount.load(ordering: .relaxed) }
+    /// The longest run of consecutive frames dropped because the encoder was behind.
+    var longestDropRun: Int { dropper.longestDropRun }
 }

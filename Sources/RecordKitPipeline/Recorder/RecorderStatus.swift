@@ -18,6 +18,8 @@ public struct CaptureStatus: Sendable, Codable {
     /// sit from where their capture timestamps (on the video's clock) put them, smoothed;
     /// positive means audio late. Offsets beyond 5 ms are corrected as they build up.
     public var audioOffsetMs: [String: Double] = [:]
+    /// Damage-driven capture counters (grabs, conversions, damaged area); nil before capture starts.
+    public var damage: DamageStatus?
 }
 
 /// A snapshot of a recording, as `recordctl status` shows it.

@@ -13,8 +13,8 @@ struct RecordingGraphBuilder {
     let configuration: RecordingConfiguration
     let registrations: [HandlerRegistration]
     let timeline: Timeline
-    /// Called for a non-fatal problem (an audio source missing, a handler refusing).
-    let warn: (String) -> Void
+    /// Called for a non-fatal problem (an audio source missing, an encoder that falls behind).
+    let warn: @Sendable (String) -> Void
     /// Called when a handler ends with an error while recording.
     let onHandlerEnded: @Sendable (HandlerRunner, BroadcastError) -> Void
     /// Called when an encoder fails: every handler of its route is ended.
@@ -46,7 +46,9 @@ struct RecordingGraphBuilder {
         // One encoder per distinct route, opened now so that handlers learn their formats at start.
         let slot = DispatcherSlot()
         let encoders = try EncoderSet.open(routes: Set(routesPerHandler.flatMap { $0 }), capture: capture,
-                                           frameRate: configuration.screen.framesPerSecond, slot: slot, onRouteFailed: onRouteFailed)
+                                           frameRate: configuration.screen.framesPerSecond, slot: slot,
+                                           lowDelay: configuration.screen.frameRateMode == .variable, onRouteFailed: onRouteFailed,
+                                           onOverload: warn)
 
         var runners: [HandlerRunner] = []
         var contexts: [HandlerContext] = []

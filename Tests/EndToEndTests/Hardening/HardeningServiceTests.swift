@@ -243,7 +243,7 @@ final class HardeningServiceTests: EndToEndTestCase {
         let rtmp = try XCTUnwrap(rig.rtmpURL, "the rig has no RTMP server")
         let output = path("outage.mp4")
         let events = try service.watchEvents()
-        try service.ok(["start", "--region", "320x240+0+0", "--output", output, "--rtmp", "\(rtmp)/testkey-outage"])
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", "320x240+0+0", "--output", output, "--rtmp", "\(rtmp)/testkey-outage"])
         Thread.sleep(forTimeInterval: 3)
         var restarted = false
         try rigCommand("nginx-stop")

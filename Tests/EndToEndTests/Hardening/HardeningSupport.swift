@@ -29,7 +29,7 @@ final class RawControlSocket {
     func write(_ bytes: [UInt8]) -> Bool {
         var off = 0
         while off < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
             if n <= 0 { return false }
             off += n
         }
@@ -194,4 +194,22 @@ final class PrivatePulseServer {
 
     /// Kills the server at once (no clean disconnect for its clients).
     func kill9() { kill(process.pid, SIGKILL); _ = process.wait(timeout: 5, grace: 1) }
+}
+
+extension RawControlSocket {
+    /// Sends one request line.
+    func send(_ json: String) { write(Array((json + "\n").utf8)) }
+
+    /// Sends a request and waits for the reply with `id` (skipping events); returns it as JSON
+    /// and how long it took, in seconds.
+    func request(_ cmd: String, id: String, timeout: Double = 10) -> (reply: [String: Any]?, seconds: Double) {
+        let start = Date()
+        send("{\"v\":1,\"id\":\"\(id)\",\"cmd\":\"\(cmd)\"}")
+        while let line = readLine(timeout: timeout - Date().timeIntervalSince(start)) {
+            if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], object["id"] as? String == id {
+                return (object, Date().timeIntervalSince(start))
+            }
+        }
+        return (nil, Date().timeIntervalSince(start))
+    }
 }

@@ -149,3 +149,27 @@ enum FFprobe {
         return h * 3600 + m * 60 + sec
     }
 }
+
+extension FFprobe {
+    /// Presentation times (seconds) of every packet of stream `index`, in file order.
+    static func packetTimes(_ path: String, streamIndex index: Int, timeout: TimeInterval = 120) throws -> [Double] {
+        let data = try ProcessRunner.output("ffprobe", [
+            "-v", "error", "-select_streams", "\(index)", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path,
+        ], timeout: timeout)
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Double($0) }
+    }
+}
+
+extension FFprobe {
+    /// Presentation times (seconds) of the key-frame packets of stream `index`, sorted.
+    static func keyFrameTimes(_ path: String, streamIndex index: Int, timeout: TimeInterval = 120) throws -> [Double] {
+        let data = try ProcessRunner.output("ffprobe", [
+            "-v", "error", "-select_streams", "\(index)", "-show_entries", "packet=pts_time,flags", "-of", "csv=p=0", path,
+        ], timeout: timeout)
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line -> Double? in
+            let f = line.split(separator: ",")
+            guard f.count >= 2, f[1].contains("K") else { return nil }
+            return Double(f[0])
+        }.sorted()
+    }
+}

@@ -105,3 +105,20 @@ enum FrameSampler {
         return RGBFrame(width: rect.width, height: rect.height, pixels: [UInt8](data))
     }
 }
+
+extension FrameSampler {
+    /// The mean luma (0...255) of `rect` in every decoded frame of `path`, in frame order.
+    static func meanLuma(_ path: String, _ rect: PixelRect, timeout: TimeInterval = 120) throws -> [Double] {
+        let data = try ProcessRunner.output("ffmpeg", [
+            "-nostdin", "-v", "error", "-i", path, "-map", "0:v:0",
+            "-vf", "crop=\(rect.width):\(rect.height):\(rect.x):\(rect.y),format=gray",
+            "-f", "rawvideo", "-pix_fmt", "gray", "-",
+        ], timeout: timeout)
+        let bytes = [UInt8](data)
+        let size = rect.width * rect.height
+        guard size > 0 else { return [] }
+        return stride(from: 0, to: bytes.count - size + 1, by: size).map { start in
+            Double(bytes[start..<(start + size)].reduce(0) { $0 + Int($1) }) / Double(size)
+        }
+    }
+}

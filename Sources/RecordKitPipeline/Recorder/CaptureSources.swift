@@ -1,0 +1,30 @@
+import RecordKitCapture
+
+/// A RandR monitor, as `recordctl monitors` lists it (``MonitorInfo``).
+public typealias DisplayMonitor = MonitorInfo
+/// Applications playing, sinks and sources, as `recordctl audio-sources` lists them (``AudioInventory``).
+public typealias AudioSourceInventory = AudioInventory
+
+/// What can be recorded besides the whole screen (issue 11): the display's monitors and the
+/// PulseAudio server's applications, sinks and sources. Blocking; any thread.
+public enum CaptureSources {
+    /// The RandR monitors of `display` (nil: `$DISPLAY`).
+    /// - Throws: ``RecorderError`` `.unavailable` without the display, `.failed` without RandR 1.5.
+    public static func monitors(display: String?) throws(RecorderError) -> [DisplayMonitor] {
+        do throws(CaptureError) { return try MonitorList.list(display: display) } catch {
+            throw RecorderError(error.kind == .noDisplay ? .unavailable : .failed, error.message)
+        }
+    }
+
+    /// The applications playing now, the sinks and the sources of `server` (nil: libpulse's default).
+    /// - Throws: ``RecorderError`` `.unavailable` without a server, `.failed` otherwise.
+    public static func audioSources(server: String?) throws(RecorderError) -> AudioSourceInventory {
+        do throws(CaptureError) {
+            let connection = try PulseAudioConnection(server: server, clientName: "recordctl")
+            defer { connection.close() }
+            return try connection.inventory()
+        } catch {
+            throw RecorderError(error.kind == .noAudioServer ? .unavailable : .failed, error.message)
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import RecordKitCapture
+
+extension RecordingConfiguration {
+    /// Applies the issue-11 options as the command line and the service spell them:
+    /// `frameRateMode` (`variable` or `constant`), `monitor` (a RandR monitor's name or index) and
+    /// `appAudioFrom` (an application's name or pid). `hasRegionOrWindow` and `appAudioChosen`
+    /// (`--no-app-audio` or `--app-sink` given) reject contradicting combinations.
+    /// - Throws: ``RecorderError`` `.badArgument` naming the option.
+    public mutating func applySources(frameRateMode: String, monitor: String?, appAudioFrom: String?,
+                                      hasRegionOrWindow: Bool, appAudioChosen: Bool) throws(RecorderError) {
+        guard let mode = FrameRateMode(rawValue: frameRateMode) else {
+            throw RecorderError(.badArgument, "--frame-rate-mode must be constant or variable, got '\(frameRateMode)'")
+        }
+        screen.frameRateMode = mode
+        if let monitor {
+            guard !hasRegionOrWindow else { throw RecorderError(.badArgument, "--monitor cannot be combined with --region or --window") }
+            screen.target = .monitor(MonitorSelector.parse(monitor))
+        }
+        if let appAudioFrom {
+            guard !appAudioChosen else {
+                throw RecorderError(.badArgument, "--app-audio-from cannot be combined with --no-app-audio or --app-sink")
+            }
+            appAudio = .application(ApplicationSelector.parse(appAudioFrom))
+        }
+    }
+}

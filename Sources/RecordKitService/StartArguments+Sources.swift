@@ -1,0 +1,36 @@
+import RecordKitPipeline
+
+extension StartArguments {
+    /// Applies `frameRateMode`, `monitor` and `appAudioFrom` (issue 11); malformed or
+    /// contradictory values are `bad_argument`.
+    func applySources(to configuration: inout RecordingConfiguration) throws(ControlError) {
+        do throws(RecorderError) {
+            try configuration.applySources(frameRateMode: frameRateMode, monitor: monitor, appAudioFrom: appAudioFrom,
+                                           hasRegionOrWindow: region != nil || window != nil,
+                                           appAudioChosen: noAppAudio || appSink != nil)
+        } catch {
+            throw error.controlError
+        }
+    }
+}
+
+/// Damage-driven capture counters in `recordctl status` (issue 11).
+public typealias DamageCounters = DamageStatus
+/// One RandR monitor in `recordctl monitors` (issue 11).
+public typealias MonitorEntry = DisplayMonitor
+/// Applications, sinks and sources in `recordctl audio-sources` (issue 11).
+public typealias AudioSourcesEntry = AudioSourceInventory
+
+/// The display's monitors and the audio server's sources, for `recordctl monitors` and
+/// `recordctl audio-sources` (issue 11).
+public enum SourceListing {
+    /// The RandR monitors of `display`; `unavailable` without the display.
+    public static func monitors(display: String?) throws(ControlError) -> [MonitorEntry] {
+        do throws(RecorderError) { return try CaptureSources.monitors(display: display) } catch { throw error.controlError }
+    }
+
+    /// Applications playing, sinks and sources of `server`; `unavailable` without a server.
+    public static func audioSources(server: String?) throws(ControlError) -> AudioSourcesEntry {
+        do throws(RecorderError) { return try CaptureSources.audioSources(server: server) } catch { throw error.controlError }
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import RecordKitService
+
+/// Options added by issue 11 (damage-driven capture, one monitor, one application's audio);
+/// part of ``RecordingOptions``, so `record` and `start` share them.
+struct CaptureSourceOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("What an unchanged tick records: constant (repeat the picture: every frame slot filled) "
+        + "or variable (no frame while nothing changes but one every half second).", valueName: "MODE"))
+    var frameRateMode: FrameRateModeArgument = .variable
+
+    @Option(help: ArgumentHelp("Record one RandR monitor, by name or by index (`recordctl monitors` lists them).", valueName: "NAME|INDEX"))
+    var monitor: String?
+
+    @Option(help: ArgumentHelp("Record only this application's sound as app audio: its PulseAudio sink inputs, by "
+        + "application name or process id (`recordctl audio-sources` lists them).", valueName: "NAME|PID"))
+    var appAudioFrom: String?
+
+    /// Rejects combinations that contradict the other capture options.
+    func check(region: String?, window: String?, noAppAudio: Bool, appSink: String?) throws {
+        if monitor != nil && (region != nil || window != nil) { throw ValidationError("--monitor cannot be combined with --region or --window") }
+        if appAudioFrom != nil && (noAppAudio || appSink != nil) { throw ValidationError("--app-audio-from cannot be combined with --no-app-audio or --app-sink") }
+    }
+
+    /// Copies these options into `arguments`.
+    func apply(to arguments: inout StartArguments) {
+        arguments.frameRateMode = frameRateMode.rawValue
+        arguments.monitor = monitor
+        arguments.appAudioFrom = appAudioFrom
+    }
+}
+
+/// `--frame-rate-mode` values.
+enum FrameRateModeArgument: String, ExpressibleByArgument, CaseIterable {
+    case constant, variable
+}

@@ -1,0 +1,81 @@
+import Foundation
+import XCTest
+
+/// Issue 11, one application's audio: two applications with different tones play into the same
+/// sink; `--app-audio-from` records only one of them, and when it restarts its stream
+/// mid-recording its sound comes back. `recordctl audio-sources` lists both.
+final class AppAudioTests: EndToEndTestCase {
+    let toneA = 600.0
+    let toneB = 1500.0
+
+    /// An ffmpeg client playing `frequency` into the rig's app sink under application name `name`.
+    private func player(_ name: String, _ frequency: Double) throws -> RunningProcess {
+        let p = try RunningProcess("ffmpeg", [
+            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=\(Int(frequency)):sample_rate=48000",
+            "-ac", "2", "-f", "pulse", "-buffer_duration", "40", "-name", name, "-device", "app_sink", "tone",
+        ], environment: rig.environment)
+        addTeardownBlock { p.terminate(grace: 2); _ = p.wait(timeout: 5, grace: 1) }
+        return p
+    }
+
+    private func waitUntilPlaying(_ name: String, rc: Recordctl) throws -> String {
+        var last = ""
+        for _ in 0..<50 {
+            let r = try ProcessRunner.run(rc.path, ["audio-sources"], environment: rig.environment, timeout: 20)
+            last = r.stdout
+            if r.stdout.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(name + "\t") }) {
+                return r.stdout
+            }
+            usleep(100_000)
+        }
+        XCTFail("\(name) never showed up in `recordctl audio-sources`: \(last)")
+        return last
+    }
+
+    func testOneApplicationsToneOnlyAndItComesBackAfterARestart() throws {
+        let rc = try Recordctl(rig)
+        let nameA = "rk-tone-a-\(getpid())", nameB = "rk-tone-b-\(getpid())"
+        var a = try player(nameA, toneA)
+        _ = try player(nameB, toneB)
+        _ = try waitUntilPlaying(nameA, rc: rc)
+        let listing = try waitUntilPlaying(nameB, rc: rc)
+        XCTAssertTrue(listing.contains("sink app_sink"), "the sink input's sink is listed: \(listing)")
+        XCTAssertTrue(listing.contains("sinks:") && listing.contains("sources:"), "\(listing)")
+
+        let out = path("app-audio.mkv")
+        let recording = try rc.start(["--app-audio-from", nameA, "--no-mic", "--duration", "9", "--format", "mkv", "--output", out])
+        Thread.sleep(forTimeInterval: 3)
+        // The application restarts its stream: a new sink input of the same application.
+        a.terminate(grace: 2)
+        _ = a.wait(timeout: 5, grace: 1)
+        Thread.sleep(forTimeInterval: 0.5)
+        a = try player(nameA, toneA)
+        let result = recording.wait(timeout: 60)
+        XCTAssertEqual(result.exitCode, 0, "\(result)")
+
+        let probe = try FFprobe.probe(out)
+        XCTAssertEqual(probe.audio.count, 1, "only the app track: \(probe)")
+        let candidates = [toneA, toneB, rig.appToneHz]
+        let before = try ToneAnalyzer.analyze(out, audioStream: 0, candidates: candidates, start: 0.5, duration: 2)
+        let after = try ToneAnalyzer.analyze(out, audioStream: 0, candidates: candidates, start: 5.5, duration: 3)
+        verbose("before restart: \(before); after: \(after)")
+        for (report, when) in [(before, "before the restart"), (after, "after the restart")] {
+            XCTAssertGreaterThan(report.rmsDBFS, -40, "\(when): the application's sound is there: \(report)")
+            XCTAssertEqual(report.dominant, toneA, "\(when): only application A's tone: \(report)")
+            XCTAssertGreaterThan(report.dominanceDB, 20, "\(when): nothing of the other application or the sink's own tone: \(report)")
+        }
+    }
+
+    func testAnApplicationThatPlaysNothingRecordsSilence() throws {
+        let rc = try Recordctl(rig)
+        let out = path("silent-app.mkv")
+        let r = try rc.record(["--app-audio-from", "rk-nobody-plays-this", "--no-mic", "--duration", "3", "--format", "mkv", "--output", out],
+                              timeout: 60)
+        XCTAssertEqual(r.exitCode, 0, "\(r)")
+        let probe = try FFprobe.probe(out)
+        let track = try XCTUnwrap(probe.audio.first, "an app track even without sound: \(probe)")
+        XCTAssertEqual(track.duration ?? 0, 3, accuracy: 0.2, "the silent track lasts the recording: \(probe)")
+        let report = try ToneAnalyzer.analyze(out, audioStream: 0, candidates: [rig.appToneHz], start: 0.5, duration: 2)
+        XCTAssertLessThan(report.rmsDBFS, -60, "silence, not the sink's other sound: \(report)")
+    }
+}

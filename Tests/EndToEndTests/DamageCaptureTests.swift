@@ -1,0 +1,137 @@
+import Foundation
+import XCTest
+
+/// Issue 11, damage-driven capture: a still screen costs (almost) no grabs and no conversions,
+/// yet the file has every frame slot (constant) or about one frame a second (variable); a small
+/// change is grabbed alone and lands in the file at its time. Counters come from
+/// `recordctl status --json` (`capture.damage`), pixels and frames from ffprobe and decoding.
+final class DamageCaptureTests: EndToEndTestCase {
+    private var service: ServiceHarness!
+    let fps = 30.0
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        service = try ServiceHarness(rig: rig, workDir: workDir)
+        addTeardownBlock { [service] in service?.shutdown() }
+    }
+
+    /// Records for `seconds` with `arguments`; returns the damage counters read just before stop.
+    private func record(_ output: String, seconds: Double, _ arguments: [String]) throws -> [String: Any] {
+        try service.ok(["start", "--output", output, "--no-mic", "--no-app-audio"] + arguments)
+        Thread.sleep(forTimeInterval: seconds)
+        let status = try service.status()
+        try service.ok(["stop"])
+        let recorder = (status["recording"] as? [String: Any])?["recorder"] as? [String: Any]
+        let damage = (recorder?["capture"] as? [String: Any])?["damage"] as? [String: Any]
+        verbose("damage counters: \(damage ?? [:])")
+        return try XCTUnwrap(damage, "status has capture.damage: \(status)")
+    }
+
+    private func number(_ counters: [String: Any], _ key: String) -> Double {
+        (counters[key] as? NSNumber)?.doubleValue ?? -1
+    }
+
+    /// The recorded picture is the screen's: the window and the black desktop around it.
+    private func assertScreenPixels(_ output: String, window w: TestWindow, at t: Double) throws {
+        let frame = try FrameSampler.frame(output, at: t)
+        XCTAssertEqual(frame.width, rig.screenWidth)
+        assertColour(frame, w.rect.inset(0.1), is: w.rgb, "the still window at \(t) s")
+        assertColour(frame, PixelRect(x: 1000, y: 600, width: 300, height: 200), is: RGB(hex: 0x000000), "the desktop at \(t) s")
+    }
+
+    func testStillScreenInConstantModeGrabsNothingAndFillsEveryFrameSlot() throws {
+        let w = try window(size: (400, 300), position: (200, 200), color: 0x3366CC)
+        let out = path("still-constant.mp4")
+        let damage = try record(out, seconds: 10, ["--frame-rate-mode", "constant"])
+        XCTAssertEqual(damage["tracking"] as? Bool, true, "the rig's Xvfb has DAMAGE: \(damage)")
+        XCTAssertEqual(damage["frameRateMode"] as? String, "constant")
+        // One full grab at start; anything more is a stray damage event (a blinking nothing).
+        XCTAssertLessThanOrEqual(number(damage, "grabs"), 5, "a still screen is not grabbed: \(damage)")
+        XCTAssertLessThanOrEqual(number(damage, "conversions"), 5, "a still screen is not converted: \(damage)")
+        XCTAssertGreaterThanOrEqual(number(damage, "repeatedFrames"), 250, "unchanged ticks repeat the picture: \(damage)")
+        let probe = try FFprobe.probe(out)
+        let v = try XCTUnwrap(probe.video.first, "\(probe)")
+        let duration = try XCTUnwrap(v.duration, "\(probe)")
+        XCTAssertGreaterThanOrEqual(duration, 10, "\(probe)")
+        // Every frame slot is in the file once x264 is warm. Its first second (initialisation,
+        // look-ahead filling while capture, audio and the handlers start) can lose frames at the
+        // encoder stage on a loaded machine, with or without damage tracking (main's recordctl
+        // drops 2-8 there at load 5): those are allowed, counted, and nothing after them.
+        let times = try FFprobe.packetTimes(out, streamIndex: v.index).sorted()
+        for (a, b) in zip(times, times.dropFirst()) where a >= 2 {
+            XCTAssertLessThanOrEqual(b - a, 1 / fps + 0.001, "a frame slot after \(a) s is missing: \(probe)")
+        }
+        XCTAssertGreaterThanOrEqual(Double(v.frameCount ?? 0), 0.9 * (duration * fps).rounded(), "frame slots in the file: \(probe)")
+        try assertScreenPixels(out, window: w, at: 1)
+        try assertScreenPixels(out, window: w, at: 9)
+    }
+
+    func testStillScreenInVariableModeRecordsAFrameEveryHalfSecond() throws {
+        let w = try window(size: (400, 300), position: (200, 200), color: 0xCC9933)
+        let out = path("still-variable.mp4")
+        let damage = try record(out, seconds: 10, ["--frame-rate-mode", "variable"])
+        XCTAssertEqual(damage["frameRateMode"] as? String, "variable")
+        XCTAssertLessThanOrEqual(number(damage, "grabs"), 5, "\(damage)")
+        XCTAssertLessThanOrEqual(number(damage, "conversions"), 5, "\(damage)")
+        let probe = try FFprobe.probe(out)
+        let v = try XCTUnwrap(probe.video.first, "\(probe)")
+        let duration = try XCTUnwrap(v.duration, "\(probe)")
+        XCTAssertGreaterThanOrEqual(duration, 10, "the file still plays for the whole recording: \(probe)")
+        let frames = Double(v.frameCount ?? 0)
+        XCTAssertGreaterThanOrEqual(frames, 2 * duration.rounded(.down), "a frame every half second: \(probe)")
+        XCTAssertLessThanOrEqual(frames, 2 * duration + 6, "no other frames while nothing changes: \(probe)")
+        // No half second without a frame: seeking anywhere finds a picture at most 0.5 s old.
+        let span = try FFprobe.packetTimes(out, streamIndex: v.index).sorted()
+        for (a, b) in zip(span, span.dropFirst()) {
+            XCTAssertLessThanOrEqual(b - a, 0.5 + 1 / fps + 0.001, "gap between frames at \(a) s: \(span)")
+        }
+        // Key frames by time, not by frame count: one at least every 2 s (GOP) + a frame.
+        let keys = try FFprobe.keyFrameTimes(out, streamIndex: v.index)
+        for (a, b) in zip(keys, keys.dropFirst()) {
+            XCTAssertLessThanOrEqual(b - a, 2.0 + 0.5 + 0.001, "key frames at \(keys)")
+        }
+        XCTAssertGreaterThanOrEqual(keys.count, 4, "key frames at \(keys)")
+        try assertScreenPixels(out, window: w, at: 0.5)
+        try assertScreenPixels(out, window: w, at: 9.5)
+    }
+
+    func testSmallSquareChangingEverySecondIsGrabbedAloneAndLandsOnTime() throws {
+        // A still window whose 32x32 square at (16,16) alternates white/black every second.
+        let w = try window(size: (400, 300), position: (300, 200), color: 0x3366CC,
+                           extraArguments: ["--square-every", "1", "--flash-color", "FFFFFF"])
+        let out = path("square.mp4")
+        let damage = try record(out, seconds: 8, ["--frame-rate-mode", "constant"])
+        let changes = String(decoding: w.process.stdoutData, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("square ") }
+            .compactMap { line -> Double? in line.split(separator: " ").last.flatMap { Double($0) } }
+        XCTAssertGreaterThanOrEqual(changes.count, 7, "the window changed its square every second")
+        let full = Double(rig.screenWidth * rig.screenHeight)
+        let perChange = 32.0 * 32
+        // Only the square is grabbed: one full grab at start, then about a square per change.
+        XCTAssertGreaterThanOrEqual(number(damage, "damagedPixels"), 6 * perChange, "the square's damage is counted: \(damage)")
+        XCTAssertLessThanOrEqual(number(damage, "damagedPixels"), Double(changes.count + 2) * 4 * perChange, "\(damage)")
+        XCTAssertLessThanOrEqual(number(damage, "grabbedPixels") - full, Double(changes.count + 2) * 4 * perChange,
+                                 "beyond the first full frame only the square (and the cursor) is grabbed: \(damage)")
+        XCTAssertLessThanOrEqual(number(damage, "conversions"), Double(changes.count + 6), "\(damage)")
+
+        // Every change is in the file, as far apart as the window made them (within 2 frames:
+        // each of two instants is quantized to a frame slot).
+        let square = PixelRect(x: w.rect.x + 24, y: w.rect.y + 24, width: 16, height: 16)
+        let levels = try FrameSampler.meanLuma(out, square)
+        var switches: [Double] = []
+        for index in levels.indices.dropFirst() where (levels[index] > 128) != (levels[index - 1] > 128) {
+            switches.append(Double(index) / fps)
+        }
+        verbose("square switches in the file at \(switches); window changed at \(changes)")
+        XCTAssertGreaterThanOrEqual(switches.count, 6, "changes in the file: \(switches)")
+        guard switches.count >= 2 else { return }
+        // Align the file's switches with the window's changes (the offset that fits best), then
+        // every switch must sit where its change does, relative to the first one.
+        var best = Double.infinity
+        for k in 0..<max(changes.count - switches.count + 1, 1) where k + switches.count <= changes.count {
+            let error = switches.indices.map { abs((switches[$0] - switches[0]) - (changes[k + $0] - changes[k])) }.max() ?? 0
+            best = min(best, error)
+        }
+        XCTAssertLessThanOrEqual(best, 2 / fps + 0.001,
+                                 "every change is in the file at its time (within 2 frame slots, relative): file \(switches), window \(changes)")
+    }
+}

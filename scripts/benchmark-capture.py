@@ -1,0 +1,496 @@
+#!/usr/bin/env python3
+"""RecordKit capture benchmark (issue 11): recordctl against FFmpeg's own command line, on the
+same display, for still, mostly still and moving content (damage-driven capture, frame-rate
+modes). scripts/benchmark.py measures encoding (file + RTMP, FFmpeg's tee, start latency); the
+two share their approach and will become one script.
+
+With the test rig (scripts/rig.sh) running, it puts content on the screen for each case of
+--cases (default: still, mostly-still, moving):
+
+  moving        ffplay of a 1920x1080 testsrc2 pattern, full screen, moving
+  still         the same pattern frozen (ffplay stopped with SIGSTOP): nothing on screen changes
+  mostly-still  the frozen pattern plus two rk-testwindow windows that change a 32x32 square:
+                one every second (a clock, a blinking widget) and one five times a second
+                (a typing terminal's cursor cell)
+
+then, per case, alternates for --rounds rounds of --duration seconds each:
+
+  A  ours    .build/release/recordctl record --duration D --output A.mp4
+  B  ffmpeg  ffmpeg -f x11grab -framerate 30 -video_size 1920x1080 -i $DISPLAY
+               -f pulse -i app_sink.monitor -f pulse -i mic_sink.monitor -map 0 -map 1 -map 2
+               -c:v libx264 -preset veryfast -crf 23 -g 60 -pix_fmt yuv420p
+               -c:a aac -b:a 160k -t D B.mp4
+
+(the same encoder settings as recordctl's defaults: two separate AAC tracks). Recorders
+"ours-constant" and "ours-variable" run recordctl with --frame-rate-mode constant / variable
+("ours" uses recordctl's default). For each run it
+measures the recorder's CPU seconds (user+sys from wait4's rusage: the process and the children
+it reaped) per recorded second, its peak RSS, the X server's CPU over the run (from
+/proc/<Xvfb>/stat; an MIT-SHM grab costs the X server CPU, not the recorder), and the frames in
+the file against fps x duration (dropped = expected - got). It prints a table and the ratios
+ours/ffmpeg per case (one run, side by side); --json prints the same as JSON.
+
+Every subprocess is bounded. A recorder that overruns gets SIGINT (to the process only, like
+`timeout --foreground -s INT`: a process-group SIGINT makes ffmpeg see two and abort without
+writing `moov`), then SIGKILL.
+
+  scripts/benchmark.py                      # 2 rounds x 30 s, both recorders, every case
+  scripts/benchmark.py --cases still,mostly-still --recorders ours,ours-constant,ffmpeg
+  scripts/benchmark.py --recorders ffmpeg   # only the FFmpeg reference
+  scripts/benchmark.py --rounds 3 --json > bench.json
+
+If no rig environment is set (RK_RIG_DIR, DISPLAY, PULSE_SERVER), it starts the rig and stops it
+at the end. Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+SDL_ENV = {"SDL_VIDEODRIVER": "x11", "SDL_RENDER_DRIVER": "software", "SDL_FRAMEBUFFER_ACCELERATION": "0"}
+
+
+def log(msg):
+    print(f"benchmark: {msg}", file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log(f"error: {msg}")
+    sys.exit(1)
+
+
+def run(cmd, timeout, env=None, check=True, capture=True):
+    """Runs cmd to completion, bounded; returns CompletedProcess."""
+    try:
+        p = subprocess.run(cmd, env=env, timeout=timeout, stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                           stderr=subprocess.PIPE if capture else subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        die(f"timed out after {timeout} s: {shlex.join(cmd)}")
+    if check and p.returncode != 0:
+        err = p.stderr.decode(errors="replace")[-2000:] if capture else ""
+        die(f"failed ({p.returncode}): {shlex.join(cmd)}\n{err}")
+    return p
+
+
+def proc_cpu_seconds(pid):
+    """utime + stime of a running process, in seconds (None if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK  # fields 14, 15 of stat(5)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def load_rig(args):
+    """The rig's environment; starts the rig if none is set. Returns (env, started)."""
+    env = dict(os.environ)
+    if env.get("RK_RIG_DIR") and env.get("DISPLAY") and env.get("PULSE_SERVER"):
+        return env, False
+    rig_dir = env.get("RK_RIG_DIR") or os.path.join(ROOT, "rig-run")
+    env["RK_RIG_DIR"] = rig_dir
+    log(f"no rig environment: starting the rig in {rig_dir}")
+    run(["bash", os.path.join(ROOT, "scripts/rig.sh"), "start"], timeout=180, env=env, capture=False)
+    with open(os.path.join(rig_dir, "env")) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("export ") and "=" in line:
+                k, v = line[len("export "):].split("=", 1)
+                env[k] = shlex.split(v)[0] if v else ""
+    return env, True
+
+
+def xvfb_pid(env):
+    pid = env.get("RK_XVFB_PID")
+    if not pid:
+        try:
+            with open(os.path.join(env["RK_RIG_DIR"], "pids", "xvfb.pid")) as f:
+                pid = f.read().strip()
+        except OSError:
+            pid = None
+    if not pid or proc_cpu_seconds(int(pid)) is None:
+        die("cannot find the rig's Xvfb process (RK_XVFB_PID / $RK_RIG_DIR/pids/xvfb.pid)")
+    return int(pid)
+
+
+def grab(env, w, h):
+    """One rgb24 frame of the whole display."""
+    p = run(["ffmpeg", "-nostdin", "-v", "error", "-f", "x11grab", "-draw_mouse", "0",
+             "-video_size", f"{w}x{h}", "-i", env["DISPLAY"], "-frames:v", "1",
+             "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], timeout=30, env=env)
+    return p.stdout
+
+
+def start_content(env, args, logdir):
+    """ffplay testsrc2 full screen; waits until it covers the screen and moves."""
+    w, h = args.size.split("x")
+    cmd = ["ffplay", "-hide_banner", "-loglevel", "error", "-f", "lavfi",
+           "-i", f"testsrc2=size={args.size}:rate={args.fps}", "-fs", "-an", "-window_title", "rk-benchmark-content"]
+    logf = open(os.path.join(logdir, "ffplay.log"), "wb")
+    p = subprocess.Popen(cmd, env={**env, **SDL_ENV}, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
+                         start_new_session=True)
+    deadline = time.monotonic() + 20
+    last = None
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        if p.poll() is not None:
+            die(f"ffplay exited ({p.returncode}); see {logf.name}")
+        frame = grab(env, int(w), int(h))
+        px = len(frame) // 3
+        # Coverage: the pattern has no black areas, the empty rig desktop is all black.
+        black = sum(1 for i in range(0, len(frame), 3 * 97)
+                    if frame[i] < 16 and frame[i + 1] < 16 and frame[i + 2] < 16) / (px / 97)
+        moving = last is not None and frame != last
+        last = frame
+        if black < 0.02 and moving:
+            log(f"content: ffplay (pid {p.pid}) covers the screen ({black:.1%} black) and moves")
+            return p
+    stop_process(p, sig=signal.SIGTERM)
+    die("ffplay did not cover the screen with moving content within 20 s")
+
+
+def start_square_window(env, args, logdir, name, size, position, every):
+    """An rk-testwindow whose 32x32 square changes every `every` seconds (a mostly still screen)."""
+    cmd = [args.testwindow, "--size", size, "--position", position, "--color", "3366CC",
+           "--flash-color", "FFFFFF", "--name", name, "--square-every", str(every)]
+    logf = open(os.path.join(logdir, f"{name}.log"), "wb")
+    p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=logf,
+                         start_new_session=True)
+    line = p.stdout.readline().decode(errors="replace").strip()  # the window id once it is painted
+    if not line.startswith("0x"):
+        stop_process(p, sig=signal.SIGTERM, grace=5)
+        die(f"{args.testwindow} did not start: {line!r}; see {logf.name}")
+    # Keep draining its "square N T" lines so it never blocks on a full pipe.
+    import threading
+    threading.Thread(target=lambda: [None for _ in p.stdout], daemon=True).start()
+    return p
+
+
+class Content:
+    """The screen content of one benchmark case; `pids` are measured like the X server's."""
+
+    def __init__(self, case, env, args, logdir):
+        self.case, self.procs = case, []
+        self.player = start_content(env, args, logdir)
+        time.sleep(2)  # let it settle
+        if case in ("still", "mostly-still"):
+            os.kill(self.player.pid, signal.SIGSTOP)  # the pattern freezes: nothing repaints it
+            time.sleep(0.5)
+        if case == "mostly-still":
+            self.procs.append(start_square_window(env, args, logdir, "rk-bench-clock", "400x300", "200,200", 1))
+            self.procs.append(start_square_window(env, args, logdir, "rk-bench-typing", "800x60", "200,600", 0.2))
+            time.sleep(1)
+
+    @property
+    def pid(self):
+        return self.player.pid
+
+    def stop(self):
+        for p in self.procs:
+            stop_process(p, sig=signal.SIGTERM, grace=5)
+        try:
+            os.kill(self.player.pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+        stop_process(self.player, sig=signal.SIGTERM, grace=5)
+
+
+def stop_process(p, sig=signal.SIGINT, grace=15):
+    """Signals the process only (not its group), waits, then SIGKILL."""
+    if p.poll() is None:
+        try:
+            os.kill(p.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            p.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(timeout=10)
+
+
+def run_recorder(name, cmd, env, duration, logdir, xpid, content_pid):
+    """Runs one recorder to completion (bounded); returns measurements."""
+    logpath = os.path.join(logdir, f"{name}.log")
+    x0, c0 = proc_cpu_seconds(xpid), proc_cpu_seconds(content_pid)
+    load0 = os.getloadavg()[0]
+    t0 = time.monotonic()
+    with open(logpath, "wb") as logf:
+        p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
+                             start_new_session=True)
+    deadline = t0 + duration + 60  # start-up and finalizing get a minute
+    status, rusage, signalled = None, None, None
+    try:
+        while True:
+            pid, st, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                status, rusage = st, ru
+                break
+            now = time.monotonic()
+            if now > deadline and signalled is None:
+                log(f"{name} overran {duration + 60} s: SIGINT")
+                os.kill(p.pid, signal.SIGINT)
+                signalled, deadline = "SIGINT", now + 15
+            elif now > deadline and signalled == "SIGINT":
+                log(f"{name} ignored SIGINT: SIGKILL")
+                os.kill(p.pid, signal.SIGKILL)
+                signalled, deadline = "SIGKILL", now + 3600
+            time.sleep(0.05)
+    except KeyboardInterrupt:
+        os.kill(p.pid, signal.SIGINT)
+        _, status, rusage = os.wait4(p.pid, 0)
+        raise
+    wall = time.monotonic() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)  # tell Popen it has been reaped
+    x1, c1 = proc_cpu_seconds(xpid), proc_cpu_seconds(content_pid)
+    return {
+        "exit": p.returncode,
+        "stopped_by": signalled,
+        "wall_s": wall,
+        "cpu_s": rusage.ru_utime + rusage.ru_stime,
+        "user_s": rusage.ru_utime,
+        "sys_s": rusage.ru_stime,
+        "peak_rss_mb": rusage.ru_maxrss / 1024,
+        "x_cpu_s": (x1 - x0) if x0 is not None and x1 is not None else None,
+        "content_cpu_s": (c1 - c0) if c0 is not None and c1 is not None else None,
+        "load_1m_before": load0,
+        "load_1m_after": os.getloadavg()[0],
+        "log": logpath,
+    }
+
+
+def probe(path, env):
+    """Video frames and duration, audio stream count, from ffprobe (frames counted by decoding)."""
+    if not os.path.exists(path):
+        return {"frames": 0, "video_s": 0.0, "audio_streams": 0, "error": "no output file"}
+    p = run(["ffprobe", "-v", "error", "-count_frames", "-of", "json", "-show_entries",
+             "stream=codec_type,codec_name,width,height,nb_read_frames,duration:format=duration", path],
+            timeout=300, env=env, check=False)
+    if p.returncode != 0:
+        return {"frames": 0, "video_s": 0.0, "audio_streams": 0,
+                "error": p.stderr.decode(errors="replace").strip()[-300:]}
+    j = json.loads(p.stdout)
+    streams = j.get("streams", [])
+    video = [s for s in streams if s.get("codec_type") == "video"]
+    audio = [s for s in streams if s.get("codec_type") == "audio"]
+    v = video[0] if video else {}
+    dur = v.get("duration") or j.get("format", {}).get("duration") or 0
+    return {"frames": int(v.get("nb_read_frames", 0) or 0), "video_s": float(dur),
+            "size": f"{v.get('width')}x{v.get('height')}" if v else None,
+            "audio_streams": len(audio), "file_mb": os.path.getsize(path) / 1e6}
+
+
+def distinct_frames(path, env):
+    """Frames that differ from the one before (decoded, md5 per frame). The test pattern changes
+    every frame, so a repeated frame means the recorder filled a gap with a copy."""
+    if not os.path.exists(path):
+        return None
+    p = run(["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"],
+            timeout=600, env=env, check=False)
+    if p.returncode != 0:
+        return None
+    count, last = 0, None
+    for line in p.stdout.decode(errors="replace").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        md5 = line.rsplit(",", 1)[-1].strip()
+        if md5 != last:
+            count += 1
+        last = md5
+    return count
+
+
+def ffmpeg_progress(path):
+    """FFmpeg's own dup/drop counters from its -progress file (JSON only: with x11grab's wallclock
+    timestamps FFmpeg 5.1 reports most frames as "dup" even on a static screen, so they are not a
+    measure of lost frames; distinct_frames is)."""
+    d = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                if "=" in line:
+                    k, v = line.strip().split("=", 1)
+                    d[k] = v
+    except OSError:
+        return {}
+    return {"ffmpeg_dup": int(d.get("dup_frames", 0)), "ffmpeg_drop": int(d.get("drop_frames", 0))}
+
+
+def mean(xs):
+    xs = [x for x in xs if x is not None]
+    return sum(xs) / len(xs) if xs else None
+
+
+def fmt(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=2, help="rounds; each runs every recorder once (default 2)")
+    ap.add_argument("--duration", type=int, default=30, help="seconds per recording (default 30)")
+    ap.add_argument("--fps", type=int, default=30)
+    ap.add_argument("--size", default="1920x1080", help="screen size of the rig (default 1920x1080)")
+    ap.add_argument("--recorders", default="ours,ffmpeg",
+                    help="comma list: ours, ours-constant, ours-variable, ffmpeg (default ours,ffmpeg)")
+    ap.add_argument("--cases", default="still,mostly-still,moving",
+                    help="comma list of screen contents: still, mostly-still, moving (default all three)")
+    ap.add_argument("--testwindow", default=os.path.join(ROOT, ".build/release/rk-testwindow"),
+                    help="rk-testwindow binary for mostly-still (default .build/release/rk-testwindow)")
+    ap.add_argument("--recordctl", default=os.path.join(ROOT, ".build/release/recordctl"),
+                    help="recordctl binary (default .build/release/recordctl)")
+    ap.add_argument("--out-dir", default=None, help="where recordings go (default $RK_RIG_DIR/bench)")
+    ap.add_argument("--keep", action="store_true", help="keep the recordings")
+    ap.add_argument("--json", action="store_true", help="print results as JSON on stdout")
+    args = ap.parse_args()
+
+    recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]
+    for r in recorders:
+        if r not in ("ours", "ours-constant", "ours-variable", "ffmpeg"):
+            die(f"unknown recorder {r!r}")
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    for c in cases:
+        if c not in ("still", "mostly-still", "moving"):
+            die(f"unknown case {c!r}")
+    if "mostly-still" in cases and not os.access(args.testwindow, os.X_OK):
+        die(f"{args.testwindow} not found: swift build -c release --product rk-testwindow")
+    if any(r.startswith("ours") for r in recorders) and not os.access(args.recordctl, os.X_OK):
+        die(f"{args.recordctl} not found: swift build -c release --product recordctl "
+            f"(or --recorders ffmpeg)")
+
+    env, started_rig = load_rig(args)
+    out_dir = args.out_dir or os.path.join(env["RK_RIG_DIR"], "bench")
+    os.makedirs(out_dir, exist_ok=True)
+    logdir = os.path.join(out_dir, "logs")
+    os.makedirs(logdir, exist_ok=True)
+    xpid = xvfb_pid(env)
+    load = os.getloadavg()[0]
+    if load > 0.5:
+        log(f"warning: 1-minute load is {load:.2f} before starting: other work on this machine skews the numbers")
+    content = None
+    results = []
+    try:
+        for case in cases:
+            content = Content(case, env, args, logdir)
+            for rnd in range(1, args.rounds + 1):
+                for name in recorders:
+                    out = os.path.join(out_dir, f"{case}-{name}-r{rnd}.mp4")
+                    if os.path.exists(out):
+                        os.unlink(out)
+                    progress = os.path.join(logdir, f"{case}-{name}-r{rnd}.progress")
+                    if name.startswith("ours"):
+                        cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
+                               "--output", out]
+                        if name != "ours":
+                            cmd += ["--frame-rate-mode", name.split("-", 1)[1]]
+                    else:
+                        cmd = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
+                               "-progress", progress,
+                               "-f", "x11grab", "-framerate", str(args.fps), "-video_size", args.size,
+                               "-i", env["DISPLAY"],
+                               "-f", "pulse", "-i", "app_sink.monitor", "-f", "pulse", "-i", "mic_sink.monitor",
+                               "-map", "0", "-map", "1", "-map", "2",
+                               "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
+                               "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
+                    log(f"{case}, round {rnd}/{args.rounds}: {name}: {shlex.join(cmd)}")
+                    m = run_recorder(f"{case}-{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
+                    m.update(probe(out, env))
+                    m["distinct_frames"] = distinct_frames(out, env)
+                    if name == "ffmpeg":
+                        m.update(ffmpeg_progress(progress))
+                    expected = args.fps * args.duration
+                    secs = m["video_s"] or None
+                    m.update({
+                        "case": case, "recorder": name, "round": rnd, "expected_frames": expected,
+                        "dropped": expected - m["frames"],
+                        "cpu_per_s": m["cpu_s"] / secs if secs else None,
+                        "x_cpu_per_s": m["x_cpu_s"] / secs if secs and m["x_cpu_s"] is not None else None,
+                    })
+                    m["total_cpu_per_s"] = (m["cpu_per_s"] + m["x_cpu_per_s"]
+                                            if m["cpu_per_s"] is not None and m["x_cpu_per_s"] is not None else None)
+                    log(f"  exit {m['exit']}, {m['frames']}/{expected} frames, "
+                        f"{fmt(m['cpu_per_s'], '.3f')} CPU-s/s, peak {m['peak_rss_mb']:.0f} MB, "
+                        f"X {fmt(m['x_cpu_per_s'], '.3f')} CPU-s/s")
+                    if not args.keep and os.path.exists(out):
+                        os.unlink(out)
+                    results.append(m)
+            content.stop()
+            content = None
+    finally:
+        if content is not None:
+            content.stop()
+        if started_rig:
+            run(["bash", os.path.join(ROOT, "scripts/rig.sh"), "stop"], timeout=60, env=env, check=False,
+                capture=False)
+
+    summary, ratios = {}, {}
+    for case in cases:
+        summary[case], ratios[case] = {}, {}
+        for name in recorders:
+            rs = [r for r in results if r["recorder"] == name and r["case"] == case]
+            s = {k: mean([r[k] for r in rs]) for k in
+                 ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "frames", "dropped",
+                  "distinct_frames", "cpu_s", "wall_s", "file_mb")}
+            s["worst_dropped"] = max((r["dropped"] for r in rs), default=None)
+            s["failed_runs"] = sum(1 for r in rs if r["exit"] != 0 or r.get("error"))
+            summary[case][name] = s
+        if "ffmpeg" in summary[case]:
+            for name in recorders:
+                if name == "ffmpeg":
+                    continue
+                ratios[case][name] = {}
+                for k in ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb"):
+                    a, b = summary[case][name][k], summary[case]["ffmpeg"][k]
+                    ratios[case][name][k] = a / b if a is not None and b else None
+
+    report = {
+        "config": {"rounds": args.rounds, "duration_s": args.duration, "fps": args.fps, "size": args.size,
+                   "display": env.get("DISPLAY"), "recorders": recorders, "cases": cases, "cpus": os.cpu_count(),
+                   "recordctl": args.recordctl if any(r.startswith("ours") for r in recorders) else None},
+        "runs": results, "summary": summary, "ratios_ours_over_ffmpeg": ratios,
+    }
+    if args.json:
+        json.dump(report, sys.stdout, indent=2)
+        print()
+        return 0
+
+    print(f"\n{args.size} at {args.fps} fps, cases {', '.join(cases)}, {args.duration} s per run, "
+          f"{args.rounds} round(s), {os.cpu_count()} CPUs\n")
+    hdr = (f"{'case':<13} {'run':<17} {'exit':>4} {'frames':>11} {'distinct':>8} {'CPU-s':>7} {'CPU-s/s':>8} "
+           f"{'peak MB':>8} {'X CPU-s/s':>9} {'sum/s':>6} {'load':>5}")
+    print(hdr)
+    print("-" * len(hdr))
+    for r in results:
+        print(f"{r['case']:<13} {r['recorder'] + '-r' + str(r['round']):<17} {r['exit']:>4} "
+              f"{str(r['frames']) + '/' + str(r['expected_frames']):>11} "
+              f"{fmt(r['distinct_frames'], 'd'):>8} {r['cpu_s']:>7.2f} "
+              f"{fmt(r['cpu_per_s'], '.3f'):>8} {r['peak_rss_mb']:>8.0f} {fmt(r['x_cpu_per_s'], '.3f'):>9} "
+              f"{fmt(r['total_cpu_per_s'], '.3f'):>6} {r['load_1m_before']:>5.2f}"
+              + (f"   ERROR: {r['error']}" if r.get("error") else ""))
+    print()
+    for case in cases:
+        for name, s in summary[case].items():
+            print(f"{case:<13} {name:<14} mean: {fmt(s['cpu_per_s'], '.3f')} CPU-s/s, peak {fmt(s['peak_rss_mb'], '.0f')} MB, "
+                  f"X server {fmt(s['x_cpu_per_s'], '.3f')} CPU-s/s, recorder+X {fmt(s['total_cpu_per_s'], '.3f')} CPU-s/s, "
+                  f"frames {fmt(s['frames'], '.1f')}, distinct {fmt(s['distinct_frames'], '.1f')}, failed runs {s['failed_runs']}")
+    for case in cases:
+        for name, rs in ratios[case].items():
+            print(f"ratio {name}/ffmpeg, {case}: " + ", ".join(f"{k} {fmt(v, '.2f')}" for k, v in rs.items()))
+    return 0 if all(s["failed_runs"] == 0 for c in summary.values() for s in c.values()) else 1
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        log("interrupted")
+        sys.exit(130)
