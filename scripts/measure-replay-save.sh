@@ -25,8 +25,8 @@ import json, sys
 r = json.load(sys.stdin)["recording"]["recorder"]
 h = {x["name"]: x for x in r["handlers"]}
 b = h["replay-buffer"]["serviceInfo"]
-print(f"capture dropped {r[\"capture\"][\"framesDropped\"]}, file dropped {h[\"file\"][\"statistics\"][\"droppedVideo\"]}, "
-      f"buffer {b[\"bufferSeconds\"]} s / {b[\"bufferBytes\"]} bytes, video encoders {r[\"videoEncoders\"]}")'
+print("capture dropped %s, file dropped %s, buffer %s s / %s bytes, video encoders %s" % (
+      r["capture"]["framesDropped"], h["file"]["statistics"]["droppedVideo"], b["bufferSeconds"], b["bufferBytes"], r["videoEncoders"]))'
 }
 echo "before: $(counters)"
 for i in 1 2 3; do
