@@ -37,3 +37,19 @@ extension RecordingSession {
         do throws(RecorderError) { return try recorder.mark(title: title).time.seconds } catch { throw error.controlError }
     }
 }
+
+extension RecordingSession {
+    /// ReplayKit's `exportClip(to:duration:completionHandler:)` for a recording started with a
+    /// replay buffer (`StartArguments.replayBuffer`): writes the last `duration` seconds (nil:
+    /// the whole buffer) to an MP4 at `url` (an absolute path; nil: a timestamped name in the
+    /// videos directory) and returns its path once written. Blocks the caller (about a second),
+    /// never the recording. Throws `invalid_state` without a replay buffer.
+    public func exportClip(to url: String?, duration: Double?) throws(ControlError) -> String {
+        var arguments: [String: String] = [:]
+        if let url { arguments["path"] = url }
+        if let duration { arguments["seconds"] = String(duration) }
+        let answer = try perform(action: "save-replay", arguments: arguments)
+        guard let path = answer.result["path"] else { throw ControlError(.failed, "the replay buffer saved no file") }
+        return path
+    }
+}
