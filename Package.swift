@@ -66,8 +66,11 @@ let package = Package(
                 path: "Extensions/FileUpload", resources: [.embedInCode("manifest.json")]),
         .target(name: "RTMPUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
                 path: "Extensions/RTMPUpload", resources: [.embedInCode("manifest.json")]),
+        .target(name: "ReplayBufferExtension", dependencies: ["RecordKit", "RecordKitMedia"],
+                path: "Extensions/ReplayBuffer", resources: [.embedInCode("manifest.json")]),
         // The list of built-in extensions: the one place that names a concrete handler.
-        .target(name: "RecordKitBuiltins", dependencies: ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension"],
+        .target(name: "RecordKitBuiltins", dependencies: ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension",
+                                                         "ReplayBufferExtension"],
                 path: "Extensions/Builtins"),
 
         // MARK: The config file and profiles (kept out of recordctl, which stays a thin command line).
@@ -107,7 +110,7 @@ let package = Package(
 
         // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",
-                    dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RTMPUploadExtension", "RecordKitService", "CShims",
+                    dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RTMPUploadExtension", "RecordKitService", "CShims", "ReplayBufferExtension",
                                    "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitBuiltins"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),

@@ -280,8 +280,10 @@ def ffmpeg_progress(path):
 
 def recorder_command(name, args, env, out, progress, rtmp):
     """The command line of one recorder (see the module docstring)."""
-    if name in ("ours", "ours-rtmp"):
+    if name in ("ours", "ours-rtmp", "ours-replay"):
         cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps), "--output", out]
+        if name == "ours-replay":
+            return cmd + ["--replay-buffer", "30"]
         return cmd + (["--rtmp", rtmp] if name == "ours-rtmp" else [])
     grab_in = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-progress", progress,
                "-f", "x11grab", "-framerate", str(args.fps), "-video_size", args.size, "-i", env["DISPLAY"],
@@ -394,7 +396,8 @@ def main():
     ap.add_argument("--duration", type=int, default=30, help="seconds per recording (default 30)")
     ap.add_argument("--fps", type=int, default=30)
     ap.add_argument("--size", default="1920x1080", help="screen size of the rig (default 1920x1080)")
-    ap.add_argument("--recorders", default="ours,ffmpeg", help="comma list: ours, ffmpeg (default both)")
+    ap.add_argument("--recorders", default="ours,ffmpeg",
+                    help="comma list: ours, ours-replay (ours plus --replay-buffer 30: the buffer's cost), ffmpeg (default ours,ffmpeg)")
     ap.add_argument("--recordctl", default=os.path.join(ROOT, ".build/release/recordctl"),
                     help="recordctl binary (default .build/release/recordctl)")
     ap.add_argument("--out-dir", default=None, help="where recordings go (default $RK_RIG_DIR/bench)")
@@ -409,7 +412,7 @@ def main():
 
     recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]
     for r in recorders:
-        if r not in ("ours", "ffmpeg", "ours-rtmp", "ffmpeg-tee"):
+        if r not in ("ours", "ffmpeg", "ours-rtmp", "ffmpeg-tee", "ours-replay"):
             die(f"unknown recorder {r!r}")
     if any(r.startswith("ours") for r in recorders) and not os.access(args.recordctl, os.X_OK):
         die(f"{args.recordctl} not found: swift build -c release --product recordctl "
@@ -488,7 +491,16 @@ def main():
                 ratios[f"{a_name}/{b_name} {k}"] = a / b if a is not None and b else None
     latency = start_latency(args, env, out_dir) if args.start_latency > 0 else None
 
+    replay_ratios = {}
+    if "ours" in summary and "ours-replay" in summary:
+        for k in ("cpu_per_s", "peak_rss_mb"):
+            a, b = summary["ours-replay"][k], summary["ours"][k]
+            replay_ratios[k] = a / b if a is not None and b else None
+        log(f"replay buffer: CPU/s x{replay_ratios['cpu_per_s'] or float('nan'):.3f}, "
+            f"peak RSS x{replay_ratios['peak_rss_mb'] or float('nan'):.3f} (ours-replay / ours)")
+
     report = {
+        "ratios_replay_over_ours": replay_ratios,
         "config": {"rounds": args.rounds, "duration_s": args.duration, "fps": args.fps, "size": args.size,
                    "display": env.get("DISPLAY"), "recorders": recorders, "cpus": os.cpu_count(),
                    "recordctl": args.recordctl if "ours" in recorders else None},

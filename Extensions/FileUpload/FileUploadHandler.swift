@@ -35,6 +35,7 @@ public final class FileUploadHandler: RecoverableBroadcastHandler {
     private var phase = Phase.idle
     private var context: BroadcastContext?
     private var writer: FileWriter?
+    private var chapters = ChapterList()
 
     /// Creates a handler that will write to `options.resolvedPath()`.
     public init(options: FileOutputOptions) {
@@ -87,6 +88,12 @@ public final class FileUploadHandler: RecoverableBroadcastHandler {
     public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
         guard phase == .recording, let writer else { return }
         do throws(BroadcastError) { try writer.write(sampleBuffer) } catch { fail(error) }
+        chapters.observe(sampleBuffer)
+    }
+
+    /// Keeps the marker; the file gets it as a chapter when it is finalized (MP4 and Matroska).
+    public func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
+        if phase == .recording { chapters.add(annotation) }
     }
 
     /// Finalizes the file (and moves it to its destination), or deletes it when the recording
@@ -114,14 +121,16 @@ public final class FileUploadHandler: RecoverableBroadcastHandler {
             }
             return
         }
+        if options.container == .mkv { writer.addChapters(chapters.chapters()) }
         do throws(BroadcastError) { try writer.finish() } catch {
             // After a write error the trailer usually fails too; that error was reported already.
             fail(error)
         }
         if let working {
-            do { try MP4Finalizer.deliver(working, to: outputPath, remux: options.container == .mp4) } catch { fail(error, always: true) }
+            do { try MP4Finalizer.deliver(working, to: outputPath, remux: options.container == .mp4,
+                                                 chapters: chapters.chapters().coveringFromZero()) } catch { fail(error, always: true) }
         } else if options.container == .mp4, phase == .recording {
-            do { try MP4Finalizer.finalize(outputPath) } catch { fail(error) }
+            do { try MP4Finalizer.finalize(outputPath, chapters: chapters.chapters().coveringFromZero()) } catch { fail(error) }
         }
     }
 

@@ -75,6 +75,11 @@ final class FileWriter {
         }
     }
 
+    /// Adds chapters, written with the trailer (Matroska); a failure only loses the chapters.
+    func addChapters(_ chapters: [MediaChapter]) {
+        try? muxer?.addChapters(chapters)
+    }
+
     /// Writes the trailer and closes the file.
     func finish() throws(BroadcastError) {
         guard let muxer else { return }

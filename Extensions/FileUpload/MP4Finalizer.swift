@@ -12,10 +12,10 @@ enum MP4Finalizer {
 
     /// Rewrites `path` in place. On failure `path` is untouched (still the fragmented file,
     /// which plays) and the temporary file is removed.
-    static func finalize(_ path: String) throws(BroadcastError) {
+    static func finalize(_ path: String, chapters: [MediaChapter] = []) throws(BroadcastError) {
         let temporary = temporaryPath(for: path)
         do {
-            try Remuxer.remux(from: path, to: temporary, container: "mp4", options: ["movflags": "+faststart"])
+            try Remuxer.remux(from: path, to: temporary, container: "mp4", options: ["movflags": "+faststart"], chapters: chapters)
         } catch {
             unlink(temporary)
             throw BroadcastError(.outputFailed, "finalizing \(path) failed: \(error.message); the fragmented MP4 was kept and plays as it is")
@@ -37,11 +37,11 @@ enum MP4Finalizer {
     /// renamed (copied across file systems), through a temporary file beside the destination,
     /// so the destination is complete or untouched. The working file is removed on success and
     /// kept (recoverable) on failure.
-    static func deliver(_ working: String, to destination: String, remux: Bool) throws(BroadcastError) {
+    static func deliver(_ working: String, to destination: String, remux: Bool, chapters: [MediaChapter] = []) throws(BroadcastError) {
         let temporary = temporaryPath(for: destination)
         if remux {
             do {
-                try Remuxer.remux(from: working, to: temporary, container: "mp4", options: ["movflags": "+faststart"])
+                try Remuxer.remux(from: working, to: temporary, container: "mp4", options: ["movflags": "+faststart"], chapters: chapters)
             } catch {
                 unlink(temporary)
                 throw BroadcastError(.outputFailed, "finalizing \(destination) failed: \(error.message); the recording stays in \(working)")

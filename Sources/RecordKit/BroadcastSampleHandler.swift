@@ -27,6 +27,12 @@ public protocol BroadcastSampleHandler: AnyObject {
     /// The broadcast resumed after ``broadcastPaused()``.
     func broadcastResumed()
 
+    /// A marker was added (`recordctl mark`). Serial like the other calls, queued behind every
+    /// sample released before it was asked for; as with ``broadcastPaused()``, a few encoded
+    /// frames captured just before it may still follow (the encoder's delay), so place it by
+    /// ``BroadcastAnnotation/time``, not by arrival.
+    func broadcastAnnotated(_ annotation: BroadcastAnnotation)
+
     /// The broadcast ended (stopped, discarded, failed, or this handler ended itself). Finalize
     /// and release everything here; nothing is called afterwards.
     func broadcastFinished()
@@ -37,4 +43,6 @@ extension BroadcastSampleHandler {
     public func broadcastPaused() {}
     /// Default: nothing to do on resume.
     public func broadcastResumed() {}
+    /// Default: markers are ignored.
+    public func broadcastAnnotated(_ annotation: BroadcastAnnotation) {}
 }

@@ -51,7 +51,7 @@ final class ExtensionRunLoop {
         guard protocols.contains(ExtensionProtocol.version) else {
             throw WireError.malformed("the host speaks protocol \(protocols), this SDK speaks \(ExtensionProtocol.version)")
         }
-        let ours = features.filter { $0 == ExtensionProtocol.featureSysV }
+        let ours = features.filter { $0 == ExtensionProtocol.featureSysV || $0 == ExtensionProtocol.featureAnnotations }
         let declared = handler.input
         try socket.send(ExtensionMessage.hello(protocolVersion: ExtensionProtocol.version, features: ours,
                                                input: declared == .asDeclaredByManifest ? nil : declared.jsonValue).jsonValue)
@@ -98,6 +98,9 @@ final class ExtensionRunLoop {
             try socket.send(ExtensionMessage.done(released: [], error: nil).jsonValue)
         case .resumed:
             if context?.hasEnded == false { handler.broadcastResumed() }
+            try socket.send(ExtensionMessage.done(released: [], error: nil).jsonValue)
+        case .annotated(let annotation):
+            if context?.hasEnded == false { handler.broadcastAnnotated(annotation) }
             try socket.send(ExtensionMessage.done(released: [], error: nil).jsonValue)
         case .finished(let discarding):
             context?.markDiscarding(discarding)

@@ -30,12 +30,15 @@ public final class Muxer: @unchecked Sendable {
     ///   - url: a file path or a URL libavformat understands (`rtmp://host/app/key`).
     ///   - container: the libavformat muxer name: `"mp4"`, `"matroska"`, `"flv"`, ….
     ///   - streams: the streams, in file order; their ``EncodedFormat/extradata`` is the global header.
+    ///   - chapters: chapters written with the trailer (MP4: the Nero `chpl` list, exact to the
+    ///     millisecond; Matroska: its chapters).
     ///   - options: options for the I/O layer (`rw_timeout`, …, consumed by `avio_open2`) and for
     ///     the muxer (`movflags`, `frag_duration`, `flvflags`, `flush_packets`, …, consumed by
     ///     `avformat_write_header`). An option neither knows is an error.
     ///
     /// On failure everything is closed, and a file this call created is removed.
-    public init(url: String, container: String, streams: [EncodedFormat], options: [String: String] = [:]) throws(MediaError) {
+    public init(url: String, container: String, streams: [EncodedFormat], chapters: [MediaChapter] = [],
+                options: [String: String] = [:]) throws(MediaError) {
         self.url = url
         self.timescales = streams.map(\.timescale)
         self.streamCount = streams.count
@@ -84,6 +87,10 @@ public final class Muxer: @unchecked Sendable {
         if !unknown.isEmpty {
             closeAndRemove(createdFile: createdFile)
             throw MediaError("opening \(url) as \(container) failed: neither the muxer nor the I/O layer knows the option(s) \(unknown.joined(separator: ", "))")
+        }
+        do throws(MediaError) { try ChapterTable.append(chapters, to: context) } catch {
+            closeAndRemove(createdFile: createdFile)
+            throw error
         }
         lastPosition = avio_tell(context.pointee.pb)
     }
@@ -181,6 +188,13 @@ public final class Muxer: @unchecked Sendable {
         if result < 0 {
             throw MediaError("writing a \(sample.type.rawValue) packet at \(sample.presentationTime.seconds) s to \(url)", code: result)
         }
+    }
+
+    /// Adds chapters before ``finish()``: Matroska writes them with its trailer (the output must
+    /// be seekable); MP4 lists them (`chpl`) in its index only if it is not fragmented.
+    public func addChapters(_ chapters: [MediaChapter]) throws(MediaError) {
+        guard state == .open, let context else { throw MediaError("adding chapters to \(url) failed: the muxer is closed") }
+        try ChapterTable.append(chapters, to: context)
     }
 
     /// Writes what is still queued and the trailer (MP4 index, Matroska cues), then closes the

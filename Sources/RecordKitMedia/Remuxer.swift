@@ -9,8 +9,11 @@ public enum Remuxer {
     /// index before the media). Timestamps are kept. Reads the input once and, with faststart,
     /// rewrites the output once more; needs room for a second copy of the file.
     ///
+    /// The output carries `chapters`, or the input's own chapters when `chapters` is empty.
+    ///
     /// On failure the partial output is removed and the input is left untouched.
-    public static func remux(from input: String, to output: String, container: String, options: [String: String]) throws(MediaError) {
+    public static func remux(from input: String, to output: String, container: String, options: [String: String],
+                             chapters: [MediaChapter] = []) throws(MediaError) {
         var source: UnsafeMutablePointer<AVFormatContext>? = nil
         let opened = avformat_open_input(&source, input, nil, nil)
         guard opened >= 0, let source else { throw MediaError("opening \(input) for remuxing", code: opened) }
@@ -69,6 +72,9 @@ public enum Remuxer {
         if !unknown.isEmpty {
             throw MediaError("remuxing \(input) failed: the \(container) muxer does not know the option(s) \(unknown.joined(separator: ", "))")
         }
+        // After the header: MP4 then lists them exactly in its `chpl` (a QuickTime chapter track,
+        // made for chapters known before the header, would start the first one at zero).
+        try ChapterTable.append(chapters.isEmpty ? ChapterTable.read(source) : chapters, to: destination)
 
         guard let packet = av_packet_alloc() else { throw MediaError("allocating a packet", code: shim_averror(ENOMEM)) }
         defer {

@@ -32,10 +32,10 @@ public final class ControlClient {
     deinit { connection.close() }
 
     /// Sends a request and waits for its reply.
-    public func request(_ cmd: ControlCommand, args: StartArguments? = nil) throws(ControlError) -> ControlResult {
+    public func request(_ cmd: ControlCommand, args: StartArguments? = nil, options: CommandOptions? = nil) throws(ControlError) -> ControlResult {
         nextID += 1
         let id = String(nextID)
-        connection.send(ControlRequest(cmd: cmd, id: id, args: args))
+        connection.send(ControlRequest(cmd: cmd, id: id, args: args, options: options))
         while true {
             let reply = try readReply()
             if reply.event != nil { continue }

@@ -29,6 +29,11 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case events
     /// Stop the service (finishing a recording in progress first).
     case shutdown
+    /// Save the replay buffer's last seconds to an MP4 (``ControlRequest/options``: `seconds`,
+    /// `output`, `overwrite`); performed by whichever handler declares the action `save-replay`.
+    case saveReplay = "save-replay"
+    /// Add a chapter marker at the current broadcast time (``ControlRequest/options``: `title`).
+    case mark
 }
 
 /// A request: `{"v":1,"id":"7","cmd":"start","args":{…}}`.
@@ -41,13 +46,16 @@ public struct ControlRequest: Codable, Sendable {
     public var cmd: ControlCommand
     /// Arguments of `start`.
     public var args: StartArguments?
+    /// Arguments of the other commands that take some (`save-replay`, `mark`).
+    public var options: CommandOptions?
 
     /// Creates a request.
-    public init(cmd: ControlCommand, id: String? = nil, args: StartArguments? = nil) {
+    public init(cmd: ControlCommand, id: String? = nil, args: StartArguments? = nil, options: CommandOptions? = nil) {
         self.v = ControlProtocol.version
         self.id = id
         self.cmd = cmd
         self.args = args
+        self.options = options
     }
 }
 

@@ -18,6 +18,12 @@ public struct ControlResult: Codable, Sendable {
     public var status: ServiceStatus?
     /// Anything the service wants the user to know (warnings on start).
     public var warnings: [String]?
+    /// `save-replay`: the clip written (absolute path).
+    public var path: String?
+    /// `save-replay`: the clip's length in seconds.
+    public var seconds: Double?
+    /// `mark`: the marker's broadcast time in seconds.
+    public var time: Double?
 
     /// An empty result.
     public init() {}
@@ -39,10 +45,12 @@ public struct ServiceEvent: Codable, Sendable {
     public var time: Double?
     /// Wall-clock time (ISO 8601).
     public var at: String
+    /// The file concerned (a saved replay), if any.
+    public var path: String?
 
     /// Creates an event.
     public init(kind: String, recordingId: String? = nil, state: String? = nil, reason: String, handler: String? = nil,
-                time: Double? = nil, at: String) {
+                time: Double? = nil, at: String, path: String? = nil) {
         self.kind = kind
         self.recordingId = recordingId
         self.state = state
@@ -50,5 +58,6 @@ public struct ServiceEvent: Codable, Sendable {
         self.handler = handler
         self.time = time
         self.at = at
+        self.path = path
     }
 }

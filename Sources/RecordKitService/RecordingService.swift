@@ -67,6 +67,10 @@ public final class RecordingService: @unchecked Sendable {
                 return .success(id, try locked { () throws(ControlError) in try pause() })
             case .resume:
                 return .success(id, try locked { () throws(ControlError) in try resume() })
+            case .mark:
+                return .success(id, try mark(request.options ?? CommandOptions()))
+            case .saveReplay:
+                return .success(id, try saveReplay(request.options ?? CommandOptions()))
             case .shutdown:
                 let r = try locked { () throws(ControlError) -> ControlResult in
                     if shared.withLock({ $0.active }) != nil { _ = try? finish(discard: false) }
@@ -278,7 +282,7 @@ public final class RecordingService: @unchecked Sendable {
 
     // MARK: Helpers
 
-    private func current() throws(ControlError) -> ActiveRecording {
+    func current() throws(ControlError) -> ActiveRecording {
         guard let active = shared.withLock({ $0.active }) else { throw NotRecordingError.make(last: shared.withLock { $0.last }) }
         return active
     }

@@ -21,7 +21,7 @@ public typealias RecordingError = RecorderError
 ///
 /// Threading: as ``Recorder``: any thread; lifecycle calls are serialized by the recorder.
 public final class RecordingSession: Sendable {
-    private let recorder: Recorder
+    let recorder: Recorder
     /// The handlers, as the journal records them: registration name, extension name, working directory.
     public let handlers: [SessionJournal.Handler]
 
@@ -34,7 +34,7 @@ public final class RecordingSession: Sendable {
         let configuration = try arguments.recordingConfiguration()
         let requests = arguments.extensionRequests()
         guard !requests.isEmpty else {
-            throw ControlError(.badArgument, "nothing to record into: --no-file needs --rtmp or --extension")
+            throw ControlError(.badArgument, "nothing to record into: --no-file needs --rtmp, --replay-buffer or --extension")
         }
         let registrations: [HandlerRegistration]
         do throws(ExtensionError) {

@@ -19,8 +19,9 @@ extension StartArguments {
 
     /// The extensions these arguments ask for, in order: the `file` extension (unless
     /// ``noFile``) with `--output`, `--format` and `--overwrite` as its setup, one `rtmp`
-    /// extension per endpoint, then every `--extension`. The encoding choices (``encoding``) go
-    /// to the file and to each endpoint, which resolve them for what they write. `--output`, `--rtmp` and `--extension`
+    /// extension per endpoint, the `replay-buffer` extension for `--replay-buffer`, then every
+    /// `--extension`. The encoding choices (``encoding``) go to the file and to each endpoint,
+    /// which resolve them for what they write. `--output`, `--rtmp` and `--extension`
     /// are spellings of the same thing: requests for extensions from the one catalog.
     public func extensionRequests() -> [ExtensionRequest] {
         var requests: [ExtensionRequest] = []
@@ -29,6 +30,7 @@ extension StartArguments {
             requests.append(ExtensionRequest(name: "file", setup: file.merging(encoding) { own, _ in own }))
         }
         for url in rtmp { requests.append(ExtensionRequest(name: "rtmp", setup: ["url": url].merging(encoding) { own, _ in own })) }
+        if let replayRequest { requests.append(replayRequest) }
         return requests + extensions
     }
 }

@@ -51,6 +51,10 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var monitor: String?
     /// Application name or pid whose sound is the app audio (`--app-audio-from`), or nil.
     public var appAudioFrom: String?
+    /// Seconds the replay buffer keeps (`--replay-buffer`), or nil for none.
+    public var replayBuffer: Double?
+    /// The replay buffer's memory bound in MiB (`--replay-buffer-max-mb`), or nil for its default.
+    public var replayBufferMaxMegabytes: Int?
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -82,5 +86,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         frameRateMode = try c.decodeIfPresent(String.self, forKey: .frameRateMode) ?? d.frameRateMode
         monitor = try c.decodeIfPresent(String.self, forKey: .monitor)
         appAudioFrom = try c.decodeIfPresent(String.self, forKey: .appAudioFrom)
+        replayBuffer = try c.decodeIfPresent(Double.self, forKey: .replayBuffer)
+        replayBufferMaxMegabytes = try c.decodeIfPresent(Int.self, forKey: .replayBufferMaxMegabytes)
     }
 }

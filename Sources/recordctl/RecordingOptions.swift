@@ -51,7 +51,7 @@ struct RecordingOptions: ParsableArguments {
     @Flag(help: "Replace the output file if it exists.")
     var overwrite = false
 
-    @Flag(help: "Write no file: only broadcast (--rtmp) or feed extensions.")
+    @Flag(help: "Write no file: only broadcast (--rtmp), keep a replay buffer (--replay-buffer) or feed extensions.")
     var noFile = false
 
     @Option(name: .customLong("rtmp"), help: ArgumentHelp("Also broadcast to this RTMP endpoint, rtmp://host[:port]/app/KEY or rtmps://… (repeatable).", valueName: "URL"))
@@ -60,6 +60,8 @@ struct RecordingOptions: ParsableArguments {
     @OptionGroup var rtmpKey: RTMPKeyOptions
 
     @OptionGroup(title: "Encoding") var encoding: EncodingOptions
+
+    @OptionGroup var replay: ReplayOptions
 
     @Option(name: .customLong("extension"),
             help: ArgumentHelp("Also feed the recording to this extension (repeatable; `recordctl extensions` lists them).", valueName: "NAME"))
@@ -107,6 +109,7 @@ struct RecordingOptions: ParsableArguments {
         a.format = format?.rawValue
         a.overwrite = overwrite
         a.noFile = noFile
+        replay.apply(to: &a)
         a.rtmp = try rtmpKey.resolve(rtmp)
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         a.encoding = try encoding.effective().setupValues

@@ -11,7 +11,7 @@ struct DependencyRules {
     }
 
     /// The built-in upload handlers (`Extensions/`): nobody but the list of built-ins may name them.
-    static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension"]
+    static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension"]
     /// Platform and C modules the SDK must never see.
     static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims"]
 
@@ -25,8 +25,9 @@ struct DependencyRules {
         "RecordKitExtensionSDK": ["RecordKit", "CShims"],
         "RecordKitExtensions": ["RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "CShims"],
         "FileUploadExtension": ["RecordKit", "RecordKitMedia"],
+        "ReplayBufferExtension": ["RecordKit", "RecordKitMedia"],
         "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
-        "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension"],
+        "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension"],
         "RecordKitService": ["RecordKit", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
         "recordctl": ["RecordKit", "RecordKitService", "RecordKitConfig", "ArgumentParser"],
         "RecordKitConfig": ["TOMLKit"],

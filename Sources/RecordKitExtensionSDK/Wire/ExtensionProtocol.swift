@@ -9,6 +9,10 @@ package enum ExtensionProtocol {
     package static let descriptorVariable = "RECORDKIT_EXTENSION_FD"
     /// Feature: the extension can attach System V shared memory (regions with `"sysv"`).
     package static let featureSysV = "sysv-shm"
+    /// Feature: the extension takes `annotated` messages (markers, `broadcastAnnotated`). The
+    /// host sends them only to an extension that accepted the feature, so an extension built
+    /// before it keeps working.
+    package static let featureAnnotations = "annotations"
 }
 
 /// Why a protocol exchange failed.

@@ -19,6 +19,9 @@ package enum HostMessage: Sendable {
     case paused
     /// `broadcastResumed()`.
     case resumed
+    /// `broadcastAnnotated(_:)`: a marker's title, broadcast time and application values
+    /// (only with the feature ``ExtensionProtocol/featureAnnotations``).
+    case annotated(BroadcastAnnotation)
     /// `broadcastFinished()`; `discarding` is ``BroadcastContext/isDiscarding``.
     case finished(discarding: Bool)
 
@@ -32,6 +35,7 @@ package enum HostMessage: Sendable {
         case .sample: return "sample"
         case .paused: return "paused"
         case .resumed: return "resumed"
+        case .annotated: return "annotated"
         case .finished: return "finished"
         }
     }
@@ -39,7 +43,7 @@ package enum HostMessage: Sendable {
     /// Whether the extension answers this message with `done` (the five handler calls do).
     package var isCall: Bool {
         switch self {
-        case .started, .sample, .paused, .resumed, .finished: return true
+        case .started, .sample, .paused, .resumed, .annotated, .finished: return true
         case .hello, .region, .format: return false
         }
     }
@@ -65,6 +69,9 @@ package enum HostMessage: Sendable {
         case .sample(let header): return header.jsonValue
         case .paused: return ["type": "paused"]
         case .resumed: return ["type": "resumed"]
+        case .annotated(let a):
+            return ["type": "annotated", "title": .string(a.title), "time": .int(a.time.nanoseconds),
+                    "info": .object(a.applicationInfo.mapValues { .string($0) })]
         case .finished(let discarding): return ["type": "finished", "discarding": .bool(discarding)]
         }
     }
@@ -103,6 +110,14 @@ package enum HostMessage: Sendable {
         case "sample": self = .sample(try SampleHeader(o))
         case "paused": self = .paused
         case "resumed": self = .resumed
+        case "annotated":
+            var info: [String: String] = [:]
+            for (k, v) in try o.object("info")?.members ?? [:] {
+                guard let s = v.string else { throw SchemaError("info.\(k)", "expected a string") }
+                info[k] = s
+            }
+            guard let time = try o.int("time", in: 0...Int64.max) else { throw SchemaError("time", "missing (required)") }
+            self = .annotated(BroadcastAnnotation(title: try o.string("title") ?? "", time: .nanoseconds(time), applicationInfo: info))
         case "finished": self = .finished(discarding: try o.bool("discarding") ?? false)
         case let other: throw SchemaError("type", "unknown message type \"\(other)\"")
         }

@@ -39,7 +39,9 @@ enum ExtensionLauncher {
         }
         let session = ExtensionSession(manifest: manifest, process: process, channel: channel, supervisor: supervisor, watchdog: watchdog)
         do throws(ExtensionFailure) {
-            session.lendsFrames = try handshake(channel, manifest: manifest, supervisor: supervisor) && !alwaysCopy
+            let features = try handshake(channel, manifest: manifest, supervisor: supervisor)
+            session.lendsFrames = features.contains(ExtensionProtocol.featureSysV) && !alwaysCopy
+            session.takesAnnotations = features.contains(ExtensionProtocol.featureAnnotations)
         } catch {
             supervisor.fail(error)
             session.close()
@@ -48,15 +50,16 @@ enum ExtensionLauncher {
         return session
     }
 
-    /// Sends `hello`, checks the answer; returns whether the extension attaches System V segments.
+    /// Sends `hello`, checks the answer; returns the features the extension accepted.
     private static func handshake(_ channel: ExtensionChannel, manifest: ExtensionManifest,
-                                  supervisor: ExtensionSupervisor) throws(ExtensionFailure) -> Bool {
+                                  supervisor: ExtensionSupervisor) throws(ExtensionFailure) -> Set<String> {
         supervisor.setCall("the handshake")
         defer { supervisor.setCall(nil) }
         let limit = manifest.limits.lifecycleTimeoutMs
         let reply: ExtensionMessage?
         do throws(WireError) {
-            try channel.send(.hello(protocols: [ExtensionProtocol.version], features: [ExtensionProtocol.featureSysV]))
+            try channel.send(.hello(protocols: [ExtensionProtocol.version],
+                                    features: [ExtensionProtocol.featureSysV, ExtensionProtocol.featureAnnotations]))
             reply = try channel.receive(timeoutMs: limit)
         } catch {
             throw supervisor.failure(for: error)
@@ -74,6 +77,6 @@ enum ExtensionLauncher {
                 throw ExtensionFailure.inputMismatch(code: declared?.summary ?? "an unreadable input", manifest: manifest.inputSummary)
             }
         }
-        return features.contains(ExtensionProtocol.featureSysV)
+        return Set(features)
     }
 }

@@ -57,6 +57,13 @@ public final class ExtensionProcessHandler: BroadcastSampleHandler {
     /// Forwards `broadcastResumed`.
     public func broadcastResumed() { session?.lifecycle(.resumed, name: "broadcastResumed") }
 
+    /// Forwards `broadcastAnnotated` to an extension that accepted markers (the feature
+    /// `annotations`); others never see them.
+    public func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
+        guard let session, session.takesAnnotations else { return }
+        session.lifecycle(.annotated(annotation), name: "broadcastAnnotated")
+    }
+
     /// Forwards `broadcastFinished`, ends the process and publishes what delivery cost.
     public func broadcastFinished() {
         guard let session else { return }

@@ -21,6 +21,8 @@ final class ExtensionSession {
     private var closed = false
     /// Whether capture frames are lent in place (the extension attaches System V segments).
     var lendsFrames = false
+    /// Whether the extension accepted `annotated` messages (set once, by the handshake).
+    var takesAnnotations = false
     /// Delivery counters.
     private(set) var statistics = DeliveryStatistics()
 

@@ -64,6 +64,12 @@ final class Dispatcher: Sendable {
     /// Queues `broadcastResumed()` to every handler.
     func resumed() { for r in runners { r.resumed() } }
 
+    /// Releases every waiting sample, then queues `broadcastAnnotated(_:)` to every handler.
+    func annotated(_ annotation: BroadcastAnnotation) {
+        flush()
+        for r in runners { r.annotated(annotation) }
+    }
+
     /// Releases every waiting sample in order.
     func flush() {
         for group in groups { group.merger.withLock { m in m.flush(release: group.release) } }

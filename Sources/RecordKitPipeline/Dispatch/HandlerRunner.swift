@@ -37,6 +37,8 @@ final class HandlerRunner: @unchecked Sendable {
 
     let name: String
     let routes: Set<SampleRoute>
+    /// The actions the handler performs (``BroadcastActionHandler``), read once at creation.
+    let supportedActions: Set<String>
     private let handler: any BroadcastSampleHandler  // touched on `queue` only
     private let queue: DispatchQueue
     private let limits: Limits
@@ -52,6 +54,7 @@ final class HandlerRunner: @unchecked Sendable {
         self.onServiceState = onServiceState
         self.name = name
         self.handler = handler
+        self.supportedActions = (handler as? any BroadcastActionHandler)?.supportedActions ?? []
         self.routes = routes
         self.limits = limits
         self.onEnded = onEnded
@@ -118,6 +121,23 @@ final class HandlerRunner: @unchecked Sendable {
 
     /// Queues `broadcastResumed()`.
     func resumed() { lifecycle { $0.broadcastResumed() } }
+
+    /// Queues `broadcastAnnotated(_:)`.
+    func annotated(_ annotation: BroadcastAnnotation) { lifecycle { $0.broadcastAnnotated(annotation) } }
+
+    /// Queues `perform(action:…)` in order with the samples; `completion` gets the handler's
+    /// result, or an error when the handler ended or does not perform `action`.
+    func perform(action: String, arguments: [String: String],
+                 completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
+        let handler = UncheckedHandler(handler)
+        queue.async { [self] in
+            guard !state.withLock({ $0.ended }), let performer = handler.value as? any BroadcastActionHandler else {
+                completion(.failure(BroadcastError(.internalError, "handler '\(name)' has ended; '\(action)' was not performed")))
+                return
+            }
+            performer.perform(action: action, arguments: arguments, completion: completion)
+        }
+    }
 
     private func lifecycle(_ call: @escaping @Sendable (any BroadcastSampleHandler) -> Void) {
         let handler = UncheckedHandler(handler)

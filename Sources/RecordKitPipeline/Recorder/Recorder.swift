@@ -22,8 +22,8 @@ public final class Recorder: @unchecked Sendable {
     private let configuration: RecordingConfiguration
     private let registrations: [HandlerRegistration]
     private let onEvent: @Sendable (RecorderEvent) -> Void
-    private let control = DispatchQueue(label: "recordkit.recorder.control")
-    private let timeline: Timeline
+    let control = DispatchQueue(label: "recordkit.recorder.control")
+    let timeline: Timeline
     private let firstFrame = DispatchSemaphore(value: 0)
 
     /// Everything status reads, under one lock; written on the control queue (and `startNs`
@@ -53,6 +53,12 @@ public final class Recorder: @unchecked Sendable {
 
     /// The current state.
     public var state: RecorderState { shared.withLock { $0.lifecycle.state } }
+
+    /// The handler runners of the running graph (none before start).
+    var runners: [HandlerRunner] { shared.withLock { $0.graph?.dispatcher.runners } ?? [] }
+
+    /// The running graph's dispatcher (nil before start).
+    var dispatcher: Dispatcher? { shared.withLock { $0.graph?.dispatcher } }
 
     // MARK: Start
 

@@ -53,6 +53,10 @@ final class FixtureHandler: BroadcastSampleHandler {
 
     func broadcastPaused() { write("enter paused"); write("exit paused") }
     func broadcastResumed() { write("enter resumed"); write("exit resumed") }
+    func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
+        write("enter annotated \(annotation.time.nanoseconds) \(annotation.title)")
+        write("exit annotated")
+    }
 
     func broadcastFinished() {
         write("enter finished")

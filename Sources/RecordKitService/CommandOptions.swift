@@ -1,0 +1,21 @@
+/// The arguments of the commands other than `start` (docs/PROTOCOL.md): each command reads the
+/// members it documents and ignores the others; every member is optional.
+public struct CommandOptions: Codable, Sendable, Equatable {
+    /// `save-replay`: seconds to save from the end of the buffer (nil: all of it).
+    public var seconds: Double?
+    /// `save-replay`: the file to write, absolute (nil: a timestamped name in the videos directory).
+    public var output: String?
+    /// `save-replay`: replace `output` if it exists.
+    public var overwrite: Bool?
+
+    /// `mark`: the marker's title (nil or empty: "Chapter N").
+    public var title: String?
+
+    /// Options with every member unset.
+    public init(seconds: Double? = nil, output: String? = nil, overwrite: Bool? = nil, title: String? = nil) {
+        self.title = title
+        self.seconds = seconds
+        self.output = output
+        self.overwrite = overwrite
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import RecordKitService
+
+/// `recordctl save-replay`.
+struct SaveReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "save-replay",
+        abstract: "Write the replay buffer's last seconds to an MP4 and print its path.",
+        discussion: "Needs a recording started with --replay-buffer SECONDS. The clip starts on a key frame at most one group of pictures "
+            + "before the requested start; the recording goes on undisturbed. docs/recordctl/save-replay.md.")
+
+    @Option(help: ArgumentHelp("Save only the last N seconds (default: the whole buffer).", valueName: "N"))
+    var seconds: Double?
+
+    @Option(help: ArgumentHelp("The file to write (default: \"Replay <date> at <time>.mp4\" in the videos directory).", valueName: "FILE"))
+    var output: String?
+
+    @Flag(help: "Replace the output file if it exists.")
+    var overwrite = false
+
+    func validate() throws {
+        if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive, got \(seconds)") }
+    }
+
+    func run() throws {
+        let options = CommandOptions(seconds: seconds, output: output.map(absolutePath), overwrite: overwrite ? true : nil)
+        let result: ControlResult
+        do throws(ControlError) {
+            let client = try ServiceConnection.connect(startIfNeeded: false)
+            result = try client.request(.saveReplay, options: options)
+        } catch {
+            Console.error(error.message)
+            throw ExitCode(ExitCodes.code(for: error))
+        }
+        Console.out(result.path ?? "")
+    }
+}
