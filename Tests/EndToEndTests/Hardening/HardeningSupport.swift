@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Glibc
 import XCTest
 
@@ -120,17 +121,26 @@ final class PrivateXServer {
     let display: String
     let process: RunningProcess
 
+    /// Display numbers this test process used already: a number is never reused, so a client
+    /// that still knows a stopped server (a cached connection, its abstract socket) cannot
+    /// reach the new one by mistake.
+    private static let used = Mutex<Set<Int>>([])
+
     /// Starts `Xvfb :N` on a free display number from 150 up and waits until it answers.
+    /// `-noreset`: without it Xvfb resets when its last client (the readiness probe) leaves, and
+    /// a client connecting during that reset is refused.
     init(rig: Rig) throws {
         var chosen: Int?
-        for n in 150..<200 where !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock")
+        for n in 150..<200 where !Self.used.withLock({ $0.contains(n) })
+            && !FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock")
             && !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") {
             chosen = n
             break
         }
+        if let chosen { Self.used.withLock { _ = $0.insert(chosen) } }
         guard let n = chosen else { throw RigError(description: "no free X display number in 150..199") }
         display = ":\(n)"
-        process = try RunningProcess("Xvfb", [display, "-screen", "0", "640x480x24", "-nolisten", "tcp", "+extension", "MIT-SHM"],
+        process = try RunningProcess("Xvfb", [display, "-screen", "0", "640x480x24", "-nolisten", "tcp", "+extension", "MIT-SHM", "-noreset"],
                                      environment: rig.environment)
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
