@@ -31,21 +31,7 @@ import RecordKitMedia
 /// `bytesSent`, `bitrateKbps`, `dropped`, and `lastError` (what broke the connection last, once
 /// something did); on every change of state and otherwise at most once a second.
 final class RTMPSender: @unchecked Sendable {
-    /// The connection's state, as `state` in the service info shows it.
-    enum Phase: Equatable, Sendable {
-        case connecting, live, reconnecting(attempt: Int), gaveUp, failed, finished
-
-        var text: String {
-            switch self {
-            case .connecting: return "connecting"
-            case .live: return "live"
-            case .reconnecting(let attempt): return "reconnecting (attempt \(attempt))"
-            case .gaveUp: return "gave up"
-            case .failed: return "failed"
-            case .finished: return "finished"
-            }
-        }
-    }
+    typealias Phase = RTMPSenderPhase
 
     private enum StopRequest: Int, Comparable {
         case none, drain, now
