@@ -12,7 +12,7 @@ import Synchronization
 /// and reported once through `onOverload` with how far behind the encoder is.
 ///
 /// Damage (issue 11): a frame whose picture did not change since the last one converted
-/// (``PictureChangeTracker``, which also carries the changes of dropped frames) is not converted
+/// (``UnchangedPictureTracker``, which also counts the frames it dropped) is not converted
 /// again: the last converted picture is encoded at the new time (x264 copies its input).
 final class VideoEncodeStage: @unchecked Sendable {
     let route: SampleRoute
@@ -24,7 +24,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let encodedFrames = Atomic<Int64>(0)
     private let convertedRowCount = Atomic<Int64>(0)
     private let conversionCount = Atomic<Int64>(0)
-    private let changes = PictureChangeTracker()
+    private let changes = UnchangedPictureTracker()
     private var lastConverted: ConvertedPicture?  // on `convertQueue` only
     // Converted (yuv420p) pictures waiting for the encoder: 15 is half a second at 30 fps, about
     // 45 MB at 1080p. They hold no capture memory: a capture buffer is held only while it is
@@ -77,7 +77,7 @@ final class VideoEncodeStage: @unchecked Sendable {
         convertQueue.async { [self] in
             let picture: ConvertedPicture?
             var failure: MediaError?
-            if changes.change(for: frame) == .none, let unchanged = lastConverted {
+            if changes.isUnchanged(frame), let unchanged = lastConverted {
                 picture = unchanged  // the same picture again: nothing to convert
             } else if let base = frame.pixels.bytes.baseAddress {
                 do throws(MediaError) {
