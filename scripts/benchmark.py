@@ -89,16 +89,20 @@ def recorder_command(name, args, env, out, progress, rtmp):
         return cmd + (["--rtmp", rtmp] if name == "ours-rtmp" else [])
     grab_in = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-progress", progress,
                "-f", "x11grab", "-framerate", str(args.fps), "-video_size", args.size, "-i", env["DISPLAY"],
-               "-f", "pulse", "-i", "app_sink.monitor", "-f", "pulse", "-i", "mic_sink.monitor",
-               "-map", "0", "-map", "1", "-map", "2"]
+               "-f", "pulse", "-i", "app_sink.monitor", "-f", "pulse", "-i", "mic_sink.monitor"]
     if name == "ffmpeg":
-        return grab_in + ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
+        return grab_in + ["-map", "0", "-map", "1", "-map", "2",
+                          "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
                           "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
-    # ffmpeg-tee: one encode for the file and the stream, the settings of recordctl's stream.
-    return grab_in + ["-c:v", "libx264", "-preset", "veryfast", "-b:v", "6M", "-maxrate", "6M", "-bufsize", "6M",
-                      "-g", str(2 * args.fps), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k",
-                      "-flags", "+global_header", "-t", str(args.duration), "-f", "tee",
-                      f"[f=mp4]{out}|[f=flv:select=\\'v:0,a:0\\':onfail=ignore]{rtmp}"]
+    # ffmpeg-tee: one encode for the file and the stream, the settings of recordctl's stream, and
+    # the same outputs: the file keeps app and mic apart, the stream carries them mixed (amix
+    # without normalisation, as recordctl's mixer sums them), so both encode three AAC tracks.
+    return grab_in + ["-filter_complex", "[1:a][2:a]amix=inputs=2:normalize=0[mix]",
+                     "-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "[mix]",
+                     "-c:v", "libx264", "-preset", "veryfast", "-b:v", "6M", "-maxrate", "6M", "-bufsize", "6M",
+                     "-g", str(2 * args.fps), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k",
+                     "-flags", "+global_header", "-t", str(args.duration), "-f", "tee",
+                     f"[f=mp4:select=\\'v:0,a:0,a:1\\']{out}|[f=flv:select=\\'v:0,a:2\\':onfail=ignore]{rtmp}"]
 
 
 def server_probe(env, key):
