@@ -80,10 +80,21 @@ def probe(path, env):
             "video_mbps": int(v["bit_rate"]) / 1e6 if v.get("bit_rate") not in (None, "N/A") else None}
 
 
+# FFmpeg's colour conversion at recordctl's settings: BT.709 limited range, bilinear (no
+# resizing), tagged as such. FFmpeg's own default (BT.601, bicubic, untagged) is other settings:
+# on saturated test patterns BT.709 costs ~10 % more bits (docs/ENCODING.md), so a size or CPU
+# ratio against the default would compare different work.
+FFMPEG_COLOUR = ["-vf", "scale=flags=bilinear:out_color_matrix=bt709:out_range=tv,format=yuv420p",
+                 "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"]
+
+
 def recorder_command(name, args, env, out, progress, rtmp):
     """The command line of one recorder (see the module docstring)."""
     if name in ("ours", "ours-rtmp", "ours-replay"):
-        cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps), "--output", out]
+        # Constant frame rate: x264 then runs with FFmpeg's options (look-ahead, B-frames, mbtree);
+        # variable frame rate, recordctl's default, encodes with low delay (docs/ENCODING.md).
+        cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
+               "--frame-rate-mode", "constant", "--output", out]
         if name == "ours-replay":
             return cmd + ["--replay-buffer", "30"]
         return cmd + (["--rtmp", rtmp] if name == "ours-rtmp" else [])
@@ -93,14 +104,14 @@ def recorder_command(name, args, env, out, progress, rtmp):
     if name == "ffmpeg":
         return grab_in + ["-map", "0", "-map", "1", "-map", "2",
                           "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
-                          "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
+                          *FFMPEG_COLOUR, "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
     # ffmpeg-tee: one encode for the file and the stream, the settings of recordctl's stream, and
     # the same outputs: the file keeps app and mic apart, the stream carries them mixed (amix
     # without normalisation, as recordctl's mixer sums them), so both encode three AAC tracks.
     return grab_in + ["-filter_complex", "[1:a][2:a]amix=inputs=2:normalize=0[mix]",
                      "-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "[mix]",
                      "-c:v", "libx264", "-preset", "veryfast", "-b:v", "6M", "-maxrate", "6M", "-bufsize", "6M",
-                     "-g", str(2 * args.fps), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k",
+                     "-g", str(2 * args.fps), *FFMPEG_COLOUR, "-c:a", "aac", "-b:a", "160k",
                      "-flags", "+global_header", "-t", str(args.duration), "-f", "tee",
                      f"[f=mp4:select=\\'v:0,a:0,a:1\\']{out}|[f=flv:select=\\'v:0,a:2\\':onfail=ignore]{rtmp}"]
 
@@ -136,10 +147,10 @@ def side_by_side(args, env, out_dir):
         a = os.path.join(out_dir, "side-ours.mp4")
         b = os.path.join(out_dir, "side-ffmpeg.mp4")
         ours = [args.recordctl, "record", "--duration", str(args.side_by_side), "--region", region, "--no-mic",
-                "--no-app-audio", "--crf", "23", "--preset", "veryfast", "--keyframe-interval", "2", "--output", a, "--overwrite"]
+                "--no-app-audio", "--frame-rate-mode", "constant", "--crf", "23", "--preset", "veryfast", "--keyframe-interval", "2", "--output", a, "--overwrite"]
         ff = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "x11grab", "-framerate", str(args.fps),
               "-video_size", size, "-i", env["DISPLAY"] + offset, "-c:v", "libx264", "-preset", "veryfast", "-crf", "23",
-              "-g", str(2 * args.fps), "-pix_fmt", "yuv420p", "-t", str(args.side_by_side), b]
+              "-g", str(2 * args.fps), *FFMPEG_COLOUR, "-t", str(args.side_by_side), b]
         procs = []
         for cmd in ([ours, ff] if first == "ours" else [ff, ours]):
             procs.append(subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
