@@ -8,6 +8,9 @@ import XCTest
 final class DamageCaptureTests: EndToEndTestCase {
     private var service: ServiceHarness!
     let fps = 30.0
+    /// `capture.framesDropped` of the last `record` (frames the encoder stage dropped, counted
+    /// and warned about, when the machine could not keep up).
+    private var lastFramesDropped = 0.0
 
     override func setUpWithError() throws {
         try super.setUpWithError()
@@ -22,8 +25,10 @@ final class DamageCaptureTests: EndToEndTestCase {
         let status = try service.status()
         try service.ok(["stop"])
         let recorder = (status["recording"] as? [String: Any])?["recorder"] as? [String: Any]
-        let damage = (recorder?["capture"] as? [String: Any])?["damage"] as? [String: Any]
-        verbose("damage counters: \(damage ?? [:])")
+        let capture = recorder?["capture"] as? [String: Any]
+        let damage = capture?["damage"] as? [String: Any]
+        lastFramesDropped = (capture?["framesDropped"] as? NSNumber)?.doubleValue ?? 0
+        verbose("damage counters: \(damage ?? [:]), frames dropped: \(lastFramesDropped)")
         return try XCTUnwrap(damage, "status has capture.damage: \(status)")
     }
 
@@ -57,10 +62,17 @@ final class DamageCaptureTests: EndToEndTestCase {
         // look-ahead filling while capture, audio and the handlers start) can lose frames at the
         // encoder stage on a loaded machine, with or without damage tracking (main's recordctl
         // drops 2-8 there at load 5): those are allowed, counted, and nothing after them.
+        // On a loaded machine the encoder stage may still fall behind later (x264 encodes every
+        // repeat) and drop frames: those are counted in status (`framesDropped`, read just before
+        // stop) and may be missing; any other missing slot is a failure.
         let times = try FFprobe.packetTimes(out, streamIndex: v.index).sorted()
+        var missing = 0.0
         for (a, b) in zip(times, times.dropFirst()) where a >= 2 {
-            XCTAssertLessThanOrEqual(b - a, 1 / fps + 0.001, "a frame slot after \(a) s is missing: \(probe)")
+            missing += max(0, ((b - a) * fps).rounded() - 1)
         }
+        XCTAssertLessThanOrEqual(missing, lastFramesDropped,
+                                 "frame slots missing after 2 s (\(missing)) beyond the frames the recorder counted as dropped (\(lastFramesDropped)): \(probe)")
+        if lastFramesDropped > 0 { print("DamageCaptureTests: the encoder stage dropped \(Int(lastFramesDropped)) frames (loaded machine); \(Int(missing)) slots missing after 2 s") }
         XCTAssertGreaterThanOrEqual(Double(v.frameCount ?? 0), 0.9 * (duration * fps).rounded(), "frame slots in the file: \(probe)")
         try assertScreenPixels(out, window: w, at: 1)
         try assertScreenPixels(out, window: w, at: 9)
