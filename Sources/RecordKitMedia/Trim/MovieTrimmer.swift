@@ -1,0 +1,89 @@
+import CFFmpeg
+import Foundation
+
+/// Lossless trimming of a finished recording (issue 9, point 5): keeps the span between two
+/// instants, copying the compressed video and audio as they are wherever it can.
+public enum MovieTrimmer {
+    /// Writes the part of the movie at `input` from `start` to `end` to `output`.
+    ///
+    /// `start` and `end` are seconds from the movie's start (the presentation time of its first
+    /// video frame is 0). The output's first frame is the one on screen at `start` (a millisecond
+    /// of tolerance, so a trim point from a web page's `currentTime` lands on its frame); its
+    /// last is the last frame that starts before `end`. An `end` past the movie's end means the end.
+    ///
+    /// * A cut at a key frame is a pure remux: every kept packet is copied byte for byte.
+    /// * Elsewhere (H.264), only the frames from the cut to the next key frame are re-encoded
+    ///   (libx264, same profile, level, size, pixel format and time base, with their own SPS/PPS
+    ///   under a parameter-set id the input does not use, all listed in the one `avcC` record), and
+    ///   the rest is copied. When the end falls inside a run of B-frames whose reference lies past
+    ///   the end, those last few frames are re-encoded too.
+    /// * Other codecs (HEVC, AV1) are not re-encoded: the cut moves back to the key frame before
+    ///   `start` (``Report/method`` is ``Method/keyFrameCut`` and ``Report/note`` says so).
+    ///
+    /// Every audio stream is kept, cut to the packets that start from the first kept frame's
+    /// instant to the end of the last kept frame, so each starts within one audio frame (21 ms
+    /// of AAC) of zero and stays in sync. Video timestamps start at zero. Chapters (MP4 `chpl`,
+    /// Matroska) that overlap the kept span are kept, clipped and shifted. Other streams (data,
+    /// subtitles, a second video stream) are dropped.
+    ///
+    /// The container follows `output`'s extension (`.mp4`/`.mov`: with the index first,
+    /// `.mkv`). The file is written beside `output` under a temporary name, synced and renamed
+    /// into place, replacing an existing file at `output` (callers that must not overwrite check
+    /// first); on any error nothing is left behind.
+    ///
+    /// Threading: synchronous and blocking (reads the input twice and decodes/encodes up to two
+    /// GOPs); call it from a thread of your own, never the cooperative pool. Independent calls
+    /// may run at once.
+    public static func trim(input: URL, start: Double, end: Double, output: URL) throws(MovieTrimError) -> Report {
+        FFmpegLog.configureFromEnvironment()  // libx264 banner and statistics are info: not printed
+        let inputPath = input.standardizedFileURL.path
+        let outputPath = output.standardizedFileURL.path
+        guard start.isFinite, end.isFinite, start >= 0, end >= 0, start < end else { throw .invalidRange(start: start, end: end) }
+        let scanInput = try TrimInput(path: inputPath)
+        if let a = realpath(inputPath, nil) {
+            defer { free(a) }
+            if let b = realpath(outputPath, nil) {
+                defer { free(b) }
+                if strcmp(a, b) == 0 { throw .outputUnwritable(path: outputPath, reason: "it is the input itself; give another output") }
+            }
+        }
+        let file = try AtomicOutputFile(destination: outputPath)
+        guard let outputFormat = av_guess_format(nil, outputPath, nil) else {
+            throw .outputUnwritable(path: outputPath, reason: "its extension names no container FFmpeg can write; use .mp4, .mov or .mkv")
+        }
+        let packets = try VideoPacketIndex.scan(scanInput)
+        let video = scanInput.video
+        let timeBase = video.pointee.time_base
+        let codecID = video.pointee.codecpar.pointee.codec_id
+        let smartCut = codecID == AV_CODEC_ID_H264 && avcodec_find_encoder_by_name("libx264") != nil
+            && AVCParameterSets(avcC: Self.extradata(of: video)) != nil
+        let reason = codecID == AV_CODEC_ID_H264
+            ? "the H.264 stream's header is not an avcC record with 4-byte lengths (or libx264 is missing), so the cut moved to the key frame before the start"
+            : "\(String(cString: avcodec_get_name(codecID))) is not re-encoded at a cut (only H.264 is), so the cut moved to the key frame before the start"
+        let plan = try TrimPlan.make(packets: packets, timeBase: (Int64(timeBase.num), Int64(timeBase.den)), start: start, end: end,
+                                     canReencode: smartCut, fallbackReason: reason, path: inputPath)
+        let chapters = ChapterTable.read(scanInput.context)
+        do throws(MovieTrimError) {
+            let writer = try TrimWriter(inputPath: inputPath, temporaryPath: file.temporaryPath, format: outputFormat, plan: plan,
+                                        chapters: chapters)
+            let written = try writer.run()
+            try file.commit()
+            let seconds = { (ticks: Int64) in Double(ticks) * Double(timeBase.num) / Double(timeBase.den) }
+            let method: Method = plan.fallback != nil ? .keyFrameCut : plan.reencodedFrames == 0 ? .remux : .smartCut
+            return Report(method: method, reencodedFrames: plan.head?.frames.count ?? 0, reencodedTailFrames: plan.tail?.frames.count ?? 0,
+                          copiedVideoPackets: plan.copy?.count ?? 0, audioTracks: written.audioTracks,
+                          audioPackets: written.audioPackets, chapters: written.chapters,
+                          duration: seconds(plan.endPts - plan.cutPts), firstFrameTime: seconds(plan.cutPts - plan.zeroPts),
+                          note: plan.fallback)
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    static func extradata(of stream: UnsafeMutablePointer<AVStream>) -> [UInt8] {
+        let parameters = stream.pointee.codecpar.pointee
+        guard let data = parameters.extradata, parameters.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: Int(parameters.extradata_size)))
+    }
+}
