@@ -63,7 +63,9 @@ final class SegmentReencoder {
         context.pointee.color_primaries = parameters.pointee.color_primaries
         context.pointee.color_trc = parameters.pointee.color_trc
         context.pointee.chroma_sample_location = parameters.pointee.chroma_location
-        context.pointee.gop_size = Int32(clamping: frames.count + 1)  // one key frame: the first
+        // One key frame, the first (forced); a fixed interval so every run gets the same SPS
+        // (x264 derives log2_max_frame_num from it) and the head and tail share one id.
+        context.pointee.gop_size = 1000
         context.pointee.max_b_frames = 0
         context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         context.pointee.thread_count = 0
