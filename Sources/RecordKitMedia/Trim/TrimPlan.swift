@@ -17,6 +17,8 @@ struct TrimPlan: Equatable {
         var decode: ClosedRange<Int>
         /// Presentation timestamps of the frames to re-encode, ascending.
         var frames: [Int64]
+        /// Each of those frames' duration in the input (the re-encoded packets keep it).
+        var durations: [Int64: Int64] = [:]
     }
 
     /// Presentation timestamp of the first kept frame; subtracted from every output timestamp.
@@ -89,7 +91,8 @@ struct TrimPlan: Equatable {
                 // An open GOP: frames before the key frame are decoded after it. Not made by RecordKit.
                 throw .notAMovie(path: path, reason: "its GOPs are open (frames before a key frame depend on it); trim at a key frame")
             }
-            head = Reencode(decode: keyIndex...through, frames: frames.map { packets[$0].pts }.sorted())
+            head = Reencode(decode: keyIndex...through, frames: frames.map { packets[$0].pts }.sorted(),
+                            durations: Dictionary(frames.map { (packets[$0].pts, packets[$0].duration) }) { a, _ in a })
             copyStart = nextKey
         }
 
@@ -123,7 +126,8 @@ struct TrimPlan: Equatable {
                     let tailIndices = kept.filter { $0 >= copyStart && packets[$0].pts >= left[0] }
                     let firstTail = order.firstIndex(of: tailIndices.min(by: { packets[$0].pts < packets[$1].pts })!)!
                     let tailKeyRank = order[...firstTail].lastIndex { packets[$0].isKey }!
-                    tail = Reencode(decode: order[tailKeyRank]...tailIndices.max()!, frames: left)
+                    tail = Reencode(decode: order[tailKeyRank]...tailIndices.max()!, frames: left,
+                                    durations: Dictionary(tailIndices.map { (packets[$0].pts, packets[$0].duration) }) { a, _ in a })
                 }
             }
         }

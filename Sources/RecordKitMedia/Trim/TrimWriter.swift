@@ -178,11 +178,11 @@ final class TrimWriter {
                 videoCount += 1
                 if let head, !headDone, let run = plan.head, run.decode.contains(position) {
                     try head.decode(packet)
-                    if position == run.decode.upperBound { try flush(head); headDone = true }
+                    if position == run.decode.upperBound { try flush(head, run); headDone = true }
                 }
                 if let tail, !tailDone, let run = plan.tail, run.decode.contains(position) {
                     try tail.decode(packet)
-                    if position == run.decode.upperBound { try flush(tail); tailDone = true }
+                    if position == run.decode.upperBound { try flush(tail, run); tailDone = true }
                 }
                 if let copy = plan.copy, copy.contains(position) {
                     if packet.pointee.dts == shim_av_nopts_value() { packet.pointee.dts = packet.pointee.pts }
@@ -200,14 +200,16 @@ final class TrimWriter {
                 try write(packet, from: index)
             }
         }
-        if let head, !headDone { try flush(head) }
-        if let tail, !tailDone { try flush(tail) }
+        if let head, !headDone, let run = plan.head { try flush(head, run) }
+        if let tail, !tailDone, let run = plan.tail { try flush(tail, run) }
     }
 
-    /// Writes a re-encoder's packets with decode times `pts - delay`, kept after the last written.
-    private func flush(_ reencoder: SegmentReencoder) throws(MediaError) {
+    /// Writes a re-encoder's packets with decode times `pts - delay`, kept after the last written,
+    /// and the durations their frames had in the input.
+    private func flush(_ reencoder: SegmentReencoder, _ run: TrimPlan.Reencode) throws(MediaError) {
         try reencoder.finish()
         for packet in reencoder.packets {
+            if let duration = run.durations[packet.pointee.pts + plan.cutPts] { packet.pointee.duration = duration }
             let dts = max(packet.pointee.pts - plan.delay, lastVideoDts == Int64.min ? Int64.min : lastVideoDts + 1)
             packet.pointee.dts = min(dts, packet.pointee.pts)
             lastVideoDts = packet.pointee.dts
