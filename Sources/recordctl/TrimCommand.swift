@@ -11,9 +11,9 @@ struct TrimCommand: ParsableCommand {
         discussion: """
             A cut at a key frame copies every packet; a cut elsewhere re-encodes only the frames up to the next key frame \
             (H.264), so the output starts exactly at --start. Every audio track and the chapters inside the range are kept. \
-            Prints what was done. Never overwrites an existing file unless --force; the output appears complete or not at all. \
+            Prints what was done. Never replaces an existing file unless --overwrite (or --force); the output appears complete or not at all. \
             Exit codes: 0 done, 64 bad range or options, 65 not a movie that can be trimmed, 66 input missing, \
-            73 output cannot be written (exists without --force, directory missing or read-only), 70 trimming failed. \
+            73 output cannot be written (exists without --overwrite, directory missing or read-only), 70 trimming failed. \
             docs/recordctl/trim.md.
             """)
 
@@ -29,8 +29,9 @@ struct TrimCommand: ParsableCommand {
     @Option(help: "The trimmed file (default: FILE with \"-trimmed\" before the extension). Its extension picks the container.")
     var output: String?
 
-    @Flag(help: "Replace the output file if it exists.")
-    var force = false
+    /// `--overwrite`, as `record` spells it; `--force` is the same flag.
+    @Flag(name: [.customLong("overwrite"), .customLong("force")], help: "Replace the output file if it exists.")
+    var overwrite = false
 
     func validate() throws {
         guard start.isFinite, end.isFinite, start >= 0, end >= 0 else { throw ValidationError("--start and --end must be seconds ≥ 0") }
@@ -47,8 +48,8 @@ struct TrimCommand: ParsableCommand {
 
     func run() throws {
         let destination = output ?? Self.defaultOutput(for: file)
-        if !force, FileManager.default.fileExists(atPath: destination) {
-            Console.error("\(destination) exists; give another --output or --force to replace it")
+        if !overwrite, FileManager.default.fileExists(atPath: destination) {
+            Console.error("\(destination) exists; give another --output, or --overwrite to replace it")
             throw ExitCode(ExitCodes.cannotCreate)
         }
         do throws(MovieTrimError) {

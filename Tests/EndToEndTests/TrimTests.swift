@@ -139,7 +139,7 @@ final class TrimTests: EndToEndTestCase {
             ([notMovie, "--start", "0", "--end", "1", "--output", path("x.mp4")], 65, "not a movie"),
             ([source, "--start", "1", "--end", "1", "--output", path("x.mp4")], 64, "before --end"),
             ([source, "--start", "5", "--end", "6", "--output", path("x.mp4")], 64, "beyond the end"),
-            ([source, "--start", "0", "--end", "1", "--output", existing], 73, "--force"),
+            ([source, "--start", "0", "--end", "1", "--output", existing], 73, "--overwrite"),
             ([source, "--start", "0", "--end", "1", "--output", path("no-such-dir/x.mp4")], 73, "does not exist"),
             ([source, "--start", "0", "--end", "1", "--output", path("x.unknownext")], 73, "extension"),
         ]
