@@ -54,7 +54,7 @@ struct TrimCommand: ParsableCommand {
         }
         do throws(MovieTrimError) {
             let report = try MovieTrimmer.trim(input: URL(fileURLWithPath: file), start: start, end: end,
-                                               output: URL(fileURLWithPath: destination))
+                                               output: URL(fileURLWithPath: destination), replacingExisting: overwrite)
             Console.out("\(destination): \(report)")
         } catch {
             Console.error(error.description)

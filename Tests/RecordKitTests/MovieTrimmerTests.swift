@@ -218,6 +218,26 @@ final class MovieTrimmerTests: XCTestCase {
         XCTAssertEqual(scratch.entries, before, "no output and no temporary file")
     }
 
+    func testAnExistingOutputIsReplacedOnlyWhenAsked() throws {
+        let source = try makeMovie("source.mp4")
+        let out = file("out.mp4")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: out))
+        XCTAssertThrowsError(try MovieTrimmer.trim(input: URL(fileURLWithPath: source), start: 0.5, end: 1, output: URL(fileURLWithPath: out),
+                                                   replacingExisting: false)) { error in
+            guard case .outputUnwritable(_, let reason) = error as? MovieTrimError else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.contains("exists"), reason)
+        }
+        XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), "keep me")
+        XCTAssertEqual(scratch.entries, ["chapters.txt", "out.mp4", "source.mp4"], "no temporary file left")
+        let report = try MovieTrimmer.trim(input: URL(fileURLWithPath: source), start: 0.5, end: 1, output: URL(fileURLWithPath: out))
+        XCTAssertEqual(report.duration, 0.5, accuracy: 0.0001)
+        try assertDecodesCleanly(out)
+        // Without replacing, into a new name: linked into place, the temporary name gone.
+        _ = try MovieTrimmer.trim(input: URL(fileURLWithPath: source), start: 0.5, end: 1, output: URL(fileURLWithPath: file("new.mp4")),
+                                  replacingExisting: false)
+        XCTAssertEqual(scratch.entries, ["chapters.txt", "new.mp4", "out.mp4", "source.mp4"])
+    }
+
     /// The planner alone, on a B-pyramid pattern (decode order I P B B … as x264 writes it).
     func testPlanFindsTheClosedPrefixBeforeTheEnd() throws {
         // Frames 0…11 at 10 fps (time base 1/1000, 100 ticks a frame), key frames at 0 and 8,

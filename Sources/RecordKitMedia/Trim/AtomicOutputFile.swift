@@ -32,15 +32,26 @@ final class AtomicOutputFile {
         self.temporaryPath = directory + "/." + url.lastPathComponent + ".trim-" + random + ".part"
     }
 
-    /// Makes the temporary file the destination (durably).
-    func commit() throws(MovieTrimError) {
+    /// Makes the temporary file the destination (durably). With `replacing` false, an existing
+    /// destination (even one created while the file was written) is an error and is left alone:
+    /// the file is linked into place (`link` fails on an existing name) instead of renamed.
+    func commit(replacing: Bool = true) throws(MovieTrimError) {
         let fd = open(temporaryPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .outputUnwritable(path: destination, reason: "reopening \(temporaryPath): \(String(cString: strerror(errno)))") }
         let synced = fsync(fd)
         close(fd)
         guard synced == 0 else { throw .outputUnwritable(path: destination, reason: "fsync: \(String(cString: strerror(errno)))") }
-        guard rename(temporaryPath, destination) == 0 else {
-            throw .outputUnwritable(path: destination, reason: "renaming the finished file into place: \(String(cString: strerror(errno)))")
+        if replacing {
+            guard rename(temporaryPath, destination) == 0 else {
+                throw .outputUnwritable(path: destination, reason: "renaming the finished file into place: \(String(cString: strerror(errno)))")
+            }
+        } else {
+            guard link(temporaryPath, destination) == 0 else {
+                let reason = errno == EEXIST ? "it exists; give another output or replace it"
+                    : "linking the finished file into place: \(String(cString: strerror(errno)))"
+                throw .outputUnwritable(path: destination, reason: reason)
+            }
+            unlink(temporaryPath)
         }
         done = true
         let directory = open(URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

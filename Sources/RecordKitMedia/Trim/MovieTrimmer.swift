@@ -35,6 +35,15 @@ public enum MovieTrimmer {
     /// GOPs); call it from a thread of your own, never the cooperative pool. Independent calls
     /// may run at once.
     public static func trim(input: URL, start: Double, end: Double, output: URL) throws(MovieTrimError) -> Report {
+        try trim(input: input, start: start, end: end, output: output, replacingExisting: true)
+    }
+
+    /// ``trim(input:start:end:output:)``, and with `replacingExisting` false an existing
+    /// `output` is an error (``MovieTrimError/outputUnwritable(path:reason:)``, "it exists") and
+    /// is left untouched, even one created while the trim ran (the finished file is linked into
+    /// place, which fails on an existing name, instead of renamed over it).
+    public static func trim(input: URL, start: Double, end: Double, output: URL,
+                            replacingExisting: Bool) throws(MovieTrimError) -> Report {
         FFmpegLog.configureFromEnvironment()  // libx264 banner and statistics are info: not printed
         let inputPath = input.standardizedFileURL.path
         let outputPath = output.standardizedFileURL.path
@@ -48,6 +57,9 @@ public enum MovieTrimmer {
             }
         }
         let file = try AtomicOutputFile(destination: outputPath)
+        if !replacingExisting && access(outputPath, F_OK) == 0 {
+            throw .outputUnwritable(path: outputPath, reason: "it exists; give another output or replace it")
+        }
         guard let outputFormat = av_guess_format(nil, outputPath, nil) else {
             throw .outputUnwritable(path: outputPath, reason: "its extension names no container FFmpeg can write; use .mp4, .mov or .mkv")
         }
@@ -67,7 +79,7 @@ public enum MovieTrimmer {
             let writer = try TrimWriter(inputPath: inputPath, temporaryPath: file.temporaryPath, format: outputFormat, plan: plan,
                                         chapters: chapters)
             let written = try writer.run()
-            try file.commit()
+            try file.commit(replacing: replacingExisting)
             let seconds = { (ticks: Int64) in Double(ticks) * Double(timeBase.num) / Double(timeBase.den) }
             let method: Method = plan.fallback != nil ? .keyFrameCut : plan.reencodedFrames == 0 ? .remux : .smartCut
             return Report(method: method, reencodedFrames: plan.head?.frames.count ?? 0, reencodedTailFrames: plan.tail?.frames.count ?? 0,
