@@ -140,6 +140,43 @@ final class TrimTests: EndToEndTestCase {
         try assertAudioMatchesVideo(out, sourceAudioEnd: sourceAudioEnd, start: start)
     }
 
+    /// Chapters from `recordctl mark` that overlap the kept span are kept, clipped and shifted.
+    func testChaptersFromMarkAreKeptClippedAndShifted() throws {
+        let service = try ServiceHarness(rig: rig, workDir: workDir)
+        defer { service.shutdown() }
+        let w = try window(size: (320, 240), position: (200, 150), color: 0x3366CC, extraArguments: ["--counter", "30"])
+        let out = path("marked.mp4")
+        try service.ok(["start", "--frame-rate-mode", "constant", "--window", w.id, "--output", out])
+        usleep(1_500_000)
+        let first = try XCTUnwrap(Double(try service.ok(["mark", "first"])))
+        usleep(2_000_000)
+        let second = try XCTUnwrap(Double(try service.ok(["mark", "second"])))
+        usleep(1_500_000)
+        try service.ok(["stop"])
+        func chapters(_ path: String) throws -> [(title: String, start: Double, end: Double)] {
+            let data = try ProcessRunner.output("ffprobe", ["-v", "error", "-show_chapters", "-of", "json", path], timeout: 60)
+            let root = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            return (root?["chapters"] as? [[String: Any]] ?? []).map {
+                (($0["tags"] as? [String: Any])?["title"] as? String ?? "",
+                 Double($0["start_time"] as? String ?? "") ?? -1, Double($0["end_time"] as? String ?? "") ?? -1)
+            }
+        }
+        XCTAssertEqual(try chapters(out).map(\.title).suffix(2), ["first", "second"])
+        // Keep from halfway between the marks to just after the second one.
+        let start = (first + second) / 2
+        let end = second + 0.5
+        let trimmed = path("marked-cut.mp4")
+        let r = try trim([out, "--start", String(format: "%.3f", start), "--end", String(format: "%.3f", end), "--output", trimmed])
+        XCTAssertEqual(r.exitCode, Recordctl.Exit.ok, "\(r)")
+        XCTAssertTrue(r.stdout.contains("2 chapter(s)"), "\(r)")
+        let kept = try chapters(trimmed)
+        XCTAssertEqual(kept.map(\.title), ["first", "second"], "\(kept)")
+        XCTAssertEqual(kept.first?.start ?? -1, 0, accuracy: 0.002, "the first chapter is clipped to the start")
+        XCTAssertEqual(kept.last?.start ?? -1, second - start, accuracy: 1.0 / 30 + 0.002, "the second is shifted by the start")
+        XCTAssertEqual(kept.last?.end ?? -1, end - start, accuracy: 1.0 / 30 + 0.002, "and ends with the kept span")
+        try assertDecodesCleanly(trimmed)
+    }
+
     /// Bad requests fail with the documented exit code and a message, and leave nothing behind.
     func testBadTrimRequestsFailClearlyAndLeaveNothing() throws {
         let rc = try Recordctl(rig)
