@@ -276,5 +276,14 @@ final class MovieTrimmerTests: XCTestCase {
         // A start within a millisecond before a frame lands on it; past the end is the end.
         XCTAssertEqual(try plan(0.3995, 5).cutPts, 400)
         XCTAssertEqual(try plan(0.3995, 5).endPts, 1200)
+        // Variable frame rate (a still screen: a frame every 500 ms, each with a 1/30 s duration):
+        // the last kept frame stays up until the end asked for, not 33 ms.
+        let still = (0..<8).map { VideoPacketInfo(pts: Int64($0) * 500, dts: Int64($0) * 500, duration: 33, isKey: $0 % 4 == 0) }
+        let vfr = try TrimPlan.make(packets: still, timeBase: (1, 1000), start: 1.5, end: 3, canReencode: true, fallbackReason: "", path: "x")
+        XCTAssertEqual(vfr.cutPts, 1500)
+        XCTAssertEqual(vfr.lastPts, 2500)
+        XCTAssertEqual(vfr.endPts, 3000, "the frame at 2.5 s lasts until 3 s")
+        XCTAssertEqual(vfr.duration(ofFrameAt: 2500, input: 33), 500)
+        XCTAssertEqual(vfr.duration(ofFrameAt: 2000, input: 33), 33)
     }
 }

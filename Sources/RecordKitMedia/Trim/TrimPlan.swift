@@ -23,7 +23,9 @@ struct TrimPlan: Equatable {
 
     /// Presentation timestamp of the first kept frame; subtracted from every output timestamp.
     var cutPts: Int64
-    /// The end of the last kept frame (pts + duration).
+    /// The end of the last kept frame: where the next frame of the input appears, or `end`,
+    /// whichever is first (so a frame of a variable-frame-rate movie stays up until `end`, and
+    /// the file lasts `end - start` within one frame).
     var endPts: Int64
     /// The presentation time of the movie's first frame (the movie's zero).
     var zeroPts: Int64
@@ -36,6 +38,9 @@ struct TrimPlan: Equatable {
     var delay: Int64
     /// Why the cut is at a key frame before the asked start (codec that cannot be re-encoded), or nil.
     var fallback: String?
+    /// The last shown frame's pts; it gets the duration (`endPts - lastPts`), which may differ
+    /// from its duration in the input (a still screen's frame lasts until the next one).
+    var lastPts: Int64 = 0
 
     /// Plans the trim of `packets` (decode order) to the seconds `start`..<`end` from the first frame.
     ///
@@ -133,14 +138,24 @@ struct TrimPlan: Equatable {
         }
         let first = packets[copy?.lowerBound ?? keyIndex]
         let shown = copy.map { Set($0) }.map { $0.union(kept) } ?? kept
-        let endPts = shown.map { packets[$0].pts + packets[$0].duration }.max() ?? cutPts
+        let lastIndex = shown.max { packets[$0].pts < packets[$1].pts } ?? cutIndex
+        let lastPts = packets[lastIndex].pts
+        let nextPts = order.first { packets[$0].pts > lastPts }.map { packets[$0].pts } ?? lastPts + packets[lastIndex].duration
+        // The file ends at `end`: the last frame lasts until the next one or `end`, whichever is
+        // first (cut short when `end` falls inside it). Frames past `end` (a key-frame cut's
+        // references) keep their own duration.
+        let endPts = lastPts >= endTarget ? lastPts + packets[lastIndex].duration : max(lastPts + 1, min(nextPts, endTarget))
         return TrimPlan(cutPts: cutPts, endPts: endPts, zeroPts: zero, head: head, copy: copy, tail: tail,
-                        delay: max(0, first.pts - first.dts), fallback: fallback)
+                        delay: max(0, first.pts - first.dts), fallback: fallback, lastPts: lastPts)
     }
 
     private static func maxPtsOf(_ packets: [VideoPacketInfo], _ range: Range<Int>) -> Int64 {
         range.map { packets[$0].pts }.max() ?? Int64.min
     }
+
+    /// The duration the output gives the frame at `pts` (input time base): its own, except the
+    /// last frame's, which lasts until ``endPts``.
+    func duration(ofFrameAt pts: Int64, input: Int64) -> Int64 { pts == lastPts ? endPts - lastPts : input }
 
     /// Frames re-encoded at the head and tail.
     var reencodedFrames: Int { (head?.frames.count ?? 0) + (tail?.frames.count ?? 0) }

@@ -186,6 +186,7 @@ final class TrimWriter {
                 }
                 if let copy = plan.copy, copy.contains(position) {
                     if packet.pointee.dts == shim_av_nopts_value() { packet.pointee.dts = packet.pointee.pts }
+                    packet.pointee.duration = plan.duration(ofFrameAt: packet.pointee.pts, input: packet.pointee.duration)
                     packet.pointee.pts -= plan.cutPts
                     packet.pointee.dts -= plan.cutPts
                     lastVideoDts = packet.pointee.dts
@@ -209,7 +210,8 @@ final class TrimWriter {
     private func flush(_ reencoder: SegmentReencoder, _ run: TrimPlan.Reencode) throws(MediaError) {
         try reencoder.finish()
         for packet in reencoder.packets {
-            if let duration = run.durations[packet.pointee.pts + plan.cutPts] { packet.pointee.duration = duration }
+            let pts = packet.pointee.pts + plan.cutPts
+            if let duration = run.durations[pts] { packet.pointee.duration = plan.duration(ofFrameAt: pts, input: duration) }
             let dts = max(packet.pointee.pts - plan.delay, lastVideoDts == Int64.min ? Int64.min : lastVideoDts + 1)
             packet.pointee.dts = min(dts, packet.pointee.pts)
             lastVideoDts = packet.pointee.dts
