@@ -194,7 +194,8 @@ final class TrimWriter {
                 }
             } else if let window = audioWindow[index] {
                 let pts = packet.pointee.pts == shim_av_nopts_value() ? packet.pointee.dts : packet.pointee.pts
-                guard pts >= window.from, pts < window.to else { continue }
+                // From the movie's first frame on, the encoder's priming packets (before zero) stay too.
+                guard pts >= window.from || plan.cutPts == plan.zeroPts, pts < window.to else { continue }
                 packet.pointee.pts = pts - window.from
                 if packet.pointee.dts != shim_av_nopts_value() { packet.pointee.dts -= window.from }
                 written.audioPackets += 1
