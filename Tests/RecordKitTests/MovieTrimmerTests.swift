@@ -181,14 +181,31 @@ final class MovieTrimmerTests: XCTestCase {
         XCTAssertEqual(try MediaProbe.probe(out).streams.filter { $0.type == "video" }.first?.packets, 60)
     }
 
-    func testHEVCFallsBackToTheKeyFrameBeforeTheStart() throws {
+    func testHEVCIsCopiedFromTheKeyFrameBeforeTheStartBehindAnEditList() throws {
         let source = try makeMovie("hevc.mp4", codec: ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error:keyint=30:min-keyint=30:scenecut=0", "-tag:v", "hvc1"])
         let out = file("cut.mp4")
         let report = try MovieTrimmer.trim(input: URL(fileURLWithPath: source), start: 1.5, end: 4.0, output: URL(fileURLWithPath: out))
         XCTAssertEqual(report.method, .keyFrameCut, "\(report)")
-        XCTAssertEqual(report.firstFrameTime, 1.0, accuracy: 0.0001, "the key frame before 1.5 s")
-        XCTAssertNotNil(report.note)
+        XCTAssertEqual(report.firstFrameTime, 1.5, accuracy: 0.0001, "the edit list starts the file at 1.5 s")
+        XCTAssertTrue(report.note?.contains("edit list") ?? false, "\(report)")
         try assertDecodesCleanly(out)
+        // FFmpeg honours the edit list: the frames from the key frame at 1.0 s are decoded, not shown.
+        let (_, data, _) = try MediaProbe.run("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                                                  "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", out])
+        // (FFmpeg's MP4 reader rounds the edit list to milliseconds and may show one frame more;
+        // `ffmpeg -ss 1.5 -c copy` output reads the same way.)
+        let shown = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        XCTAssertEqual(shown, 75, accuracy: 1)
+        let first = try grey(out, frame: 0)
+        let d = try [44, 45, 46].map { distance(first, try grey(source, frame: $0)) }
+        XCTAssertLessThan(d[1], d[0] / 4, "the first frame shown is the one at 1.5 s: \(d)")
+        XCTAssertLessThan(d[1], d[2] / 4, "\(d)")
+        // Matroska has no edit list: the cut moves to the key frame.
+        let mkv = file("cut.mkv")
+        let moved = try MovieTrimmer.trim(input: URL(fileURLWithPath: source), start: 1.5, end: 4.0, output: URL(fileURLWithPath: mkv))
+        XCTAssertEqual(moved.method, .keyFrameCut)
+        XCTAssertEqual(moved.firstFrameTime, 1.0, accuracy: 0.0001, "the key frame before 1.5 s")
+        try assertDecodesCleanly(mkv)
     }
 
     func testChaptersInsideTheRangeAreKeptClippedAndShifted() throws {

@@ -69,11 +69,16 @@ public enum MovieTrimmer {
         let codecID = video.pointee.codecpar.pointee.codec_id
         let smartCut = codecID == AV_CODEC_ID_H264 && avcodec_find_encoder_by_name("libx264") != nil
             && AVCParameterSets(avcC: Self.extradata(of: video)) != nil
-        let reason = codecID == AV_CODEC_ID_H264
-            ? "the H.264 stream's header is not an avcC record with 4-byte lengths (or libx264 is missing), so the cut moved to the key frame before the start"
-            : "\(String(cString: avcodec_get_name(codecID))) is not re-encoded at a cut (only H.264 is), so the cut moved to the key frame before the start"
+        let formatName = String(cString: outputFormat.pointee.name)
+        let editList = formatName == "mp4" || formatName == "mov"
+        let why = codecID == AV_CODEC_ID_H264
+            ? "the H.264 stream's header is not an avcC record with 4-byte lengths (or libx264 is missing)"
+            : "\(String(cString: avcodec_get_name(codecID))) is not re-encoded at a cut (only H.264 is)"
+        let reason = why + (editList
+            ? ", so the file starts at the key frame before the start, with an edit list that hides the frames before it"
+            : ", so the cut moved to the key frame before the start (Matroska has no edit list to hide the frames before it)")
         let plan = try TrimPlan.make(packets: packets, timeBase: (Int64(timeBase.num), Int64(timeBase.den)), start: start, end: end,
-                                     canReencode: smartCut, fallbackReason: reason, path: inputPath)
+                                     canReencode: smartCut, fallbackReason: reason, editList: editList, path: inputPath)
         let chapters = ChapterTable.read(scanInput.context)
         do throws(MovieTrimError) {
             let writer = try TrimWriter(inputPath: inputPath, temporaryPath: file.temporaryPath, format: outputFormat, plan: plan,

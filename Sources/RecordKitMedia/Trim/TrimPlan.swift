@@ -45,10 +45,13 @@ struct TrimPlan: Equatable {
     /// Plans the trim of `packets` (decode order) to the seconds `start`..<`end` from the first frame.
     ///
     /// `timeBase` is the video stream's (num, den); `canReencode` says whether a head and tail
-    /// may be re-encoded; when false, the cut moves back to the key frame before `start` and the
-    /// end forward to the first point where copying is complete (`fallback` says so).
+    /// may be re-encoded; when false, the copy starts at the key frame before `start` and the end
+    /// moves forward to the first point where copying is complete (`fallback` says so). Then, with
+    /// `editList` (MP4/MOV output), the frames before `start` get negative timestamps, which the
+    /// MP4 muxer hides with an edit list, so the output still begins at `start`; without it
+    /// (Matroska) the cut itself moves back to the key frame.
     static func make(packets: [VideoPacketInfo], timeBase: (num: Int64, den: Int64), start: Double, end: Double,
-                     canReencode: Bool, fallbackReason: String, path: String) throws(MovieTrimError) -> TrimPlan {
+                     canReencode: Bool, fallbackReason: String, editList: Bool = false, path: String) throws(MovieTrimError) -> TrimPlan {
         guard start.isFinite, end.isFinite, start >= 0, end >= 0, start < end else { throw .invalidRange(start: start, end: end) }
         guard !packets.isEmpty else { throw .notAMovie(path: path, reason: "its video stream has no frames") }
         let order = packets.indices.sorted { packets[$0].pts < packets[$1].pts }
@@ -70,13 +73,14 @@ struct TrimPlan: Equatable {
             throw .notAMovie(path: path, reason: "no key frame at or before \(start) s to decode from")
         }
         var fallback: String? = nil
+        var prerollRank: Int? = nil  // copied from here, hidden by an edit list
         if keyRank != cutRank && !canReencode {
-            cutRank = keyRank
+            if editList { prerollRank = keyRank } else { cutRank = keyRank }
             fallback = fallbackReason
         }
         let cutPts = packets[order[cutRank]].pts
-        var kept = Set<Int>()  // packet indices
-        for rank in cutRank..<order.count {
+        var kept = Set<Int>()  // packet indices (with the hidden pre-roll ones)
+        for rank in (prerollRank ?? cutRank)..<order.count {
             let index = order[rank]
             if rank > cutRank && packets[index].pts >= endTarget - tolerance { break }
             kept.insert(index)
@@ -86,8 +90,8 @@ struct TrimPlan: Equatable {
 
         // Head: from the cut to the next key frame among the kept ones.
         var head: Reencode? = nil
-        var copyStart: Int? = cutIndex
-        if keyIndex != cutIndex {
+        var copyStart: Int? = prerollRank == nil ? cutIndex : keyIndex
+        if keyIndex != cutIndex && prerollRank == nil {
             let nextKey = order[(cutRank + 1)...].first { packets[$0].isKey && kept.contains($0) }
             let limit = nextKey.map { packets[$0].pts } ?? Int64.max
             let frames = kept.filter { packets[$0].pts < limit }
