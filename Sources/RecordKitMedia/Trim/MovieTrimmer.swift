@@ -17,8 +17,9 @@ public enum MovieTrimmer {
     ///   under a parameter-set id the input does not use, all listed in the one `avcC` record), and
     ///   the rest is copied. When the end falls inside a run of B-frames whose reference lies past
     ///   the end, those last few frames are re-encoded too.
-    /// * Other codecs (HEVC, AV1) are not re-encoded: the cut moves back to the key frame before
-    ///   `start` (``Report/method`` is ``Method/keyFrameCut`` and ``Report/note`` says so).
+    /// * Other codecs (HEVC, AV1) are not re-encoded: the copy starts at the key frame before
+    ///   `start` (``Report/method`` is ``Method/keyFrameCut`` and ``Report/note`` says so); in an
+    ///   MP4/MOV an edit list hides the frames before `start`, in Matroska the cut moves back.
     ///
     /// Every audio stream is kept, cut to the packets that start from the first kept frame's
     /// instant to the end of the last kept frame, so each starts within one audio frame (21 ms
