@@ -59,8 +59,13 @@ final class TrimTests: EndToEndTestCase {
         let aacFrame = 1024.0 / 48000
         for track in probe.audio {
             let span = try FFprobe.packetSpan(path, streamIndex: track.index)
-            XCTAssertGreaterThanOrEqual(span.first, -0.0005, "audio \(track.index) starts at zero or after", file: file, line: line)
-            XCTAssertLessThan(span.first, aacFrame + 0.0005, "audio \(track.index) starts within one AAC frame", file: file, line: line)
+            // The AAC frame the cut falls in is kept, starting before zero; the MP4 edit list trims it.
+            XCTAssertGreaterThan(span.first, -aacFrame - 0.0005, "audio \(track.index) starts within one AAC frame of zero", file: file, line: line)
+            XCTAssertLessThan(span.first, 0.0005, "audio \(track.index) covers zero", file: file, line: line)
+            let startTime = try ProcessRunner.output("ffprobe", ["-v", "error", "-select_streams", "\(track.index)", "-show_entries", "stream=start_time",
+                                                             "-of", "csv=p=0", path], timeout: 60)
+            XCTAssertEqual(Double(String(decoding: startTime, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1, 0, accuracy: 0.0005,
+                           "audio \(track.index) starts at zero (edit list)", file: file, line: line)
             // The video's end as the container states it (FFmpeg 5.1's MP4 reader gives re-encoded
             // packets no duration, so the packets' own end could fall one frame short).
             let videoEnd = sourceAudioEnd.map { $0 - start } ?? probe.video[0].duration ?? video.end

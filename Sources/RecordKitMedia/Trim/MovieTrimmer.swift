@@ -21,9 +21,10 @@ public enum MovieTrimmer {
     ///   `start` (``Report/method`` is ``Method/keyFrameCut`` and ``Report/note`` says so); in an
     ///   MP4/MOV an edit list hides the frames before `start`, in Matroska the cut moves back.
     ///
-    /// Every audio stream is kept, cut to the packets that start from the first kept frame's
-    /// instant to the end of the last kept frame, so each starts within one audio frame (21 ms
-    /// of AAC) of zero and stays in sync. Video timestamps start at zero. Chapters (MP4 `chpl`,
+    /// Every audio stream is kept and shifted by the same instant as the video (in sync), up to the
+    /// end of the last kept frame (within one audio frame). Into MP4/MOV the audio frame the cut
+    /// falls in is kept too and trimmed by the edit list, so audio starts at zero to the sample;
+    /// into Matroska it starts with the first audio frame at or after the cut (within 21 ms of AAC). Video timestamps start at zero. Chapters (MP4 `chpl`,
     /// Matroska) that overlap the kept span are kept, clipped and shifted. Other streams (data,
     /// subtitles, a second video stream) are dropped.
     ///

@@ -23,6 +23,8 @@ final class TrimWriter {
     private var fileOpen = false
     private var written = Written()
     private var lastVideoDts = Int64.min
+    /// Whether the container hides negative timestamps with an edit list (MP4, MOV).
+    private var editList = false
 
     init(inputPath: String, temporaryPath: String, format: UnsafePointer<AVOutputFormat>, plan: TrimPlan,
          chapters: [MediaChapter]) throws(MovieTrimError) {
@@ -120,6 +122,7 @@ final class TrimWriter {
             fileOpen = true
         }
         let name = String(cString: output.pointee.oformat.pointee.name)
+        editList = name == "mp4" || name == "mov"
         let options = OptionDictionary(name == "mp4" || name == "mov" ? ["movflags": "+faststart"] : [:])
         let header = avformat_write_header(output, &options.pointer)
         if header < 0 { throw MediaError("writing the \(name) header", code: header) }
@@ -195,7 +198,10 @@ final class TrimWriter {
             } else if let window = audioWindow[index] {
                 let pts = packet.pointee.pts == shim_av_nopts_value() ? packet.pointee.dts : packet.pointee.pts
                 // From the movie's first frame on, the encoder's priming packets (before zero) stay too.
-                guard pts >= window.from || plan.cutPts == plan.zeroPts, pts < window.to else { continue }
+                // Into MP4, also the packet the cut falls in: its start gets a negative time that the
+                // muxer's edit list trims, so the audio starts at zero to the sample, in sync.
+                let reaches = editList && pts + max(packet.pointee.duration, 1) > window.from
+                guard pts >= window.from || reaches || plan.cutPts == plan.zeroPts, pts < window.to else { continue }
                 packet.pointee.pts = pts - window.from
                 if packet.pointee.dts != shim_av_nopts_value() { packet.pointee.dts -= window.from }
                 written.audioPackets += 1
