@@ -123,10 +123,20 @@ final class MovieTrimmerTests: XCTestCase {
         XCTAssertLessThan(d[1], d[2] / 4, "\(d)")
         // One avcC record: the source's SPS/PPS and the re-encode's, under distinct ids.
         let input = try TrimInput(path: out)
-        let sets = try XCTUnwrap(AVCParameterSets(avcC: MovieTrimmer.extradata(of: input.video)))
+        let sets = try XCTUnwrap(withExtendedLifetime(input) { AVCParameterSets(avcC: MovieTrimmer.extradata(of: input.video)) })
         XCTAssertEqual(sets.sequenceSets.count, 2)
         XCTAssertEqual(sets.pictureSets.count, 2)
         XCTAssertEqual(sets.usedIDs, [0, 1])
+        // Trimming the trimmed file again: the sets no copied packet uses are dropped, so the
+        // record stays at two pairs however often a file is re-trimmed.
+        let again = file("again.mp4")
+        let second = try MovieTrimmer.trim(input: URL(fileURLWithPath: out), start: 0.2, end: 2.2, output: URL(fileURLWithPath: again))
+        XCTAssertEqual(second.method, .smartCut, "\(second)")
+        try assertDecodesCleanly(again)
+        let againInput = try TrimInput(path: again)  // owns the stream read below: keep it alive
+        let againSets = try XCTUnwrap(withExtendedLifetime(againInput) { AVCParameterSets(avcC: MovieTrimmer.extradata(of: againInput.video)) })
+        XCTAssertEqual(againSets.sequenceSets.count, 2, "\(againSets.usedIDs)")
+        XCTAssertEqual(againSets.pictureSets.count, 2)
     }
 
     func testEndInsideBFramesReencodesTheLastFramesOnly() throws {
@@ -163,7 +173,8 @@ final class MovieTrimmerTests: XCTestCase {
         }
         XCTAssertEqual(try hashes(out), Array(try hashes(source)[60..<120]))
         let input = try TrimInput(path: out)
-        XCTAssertEqual(AVCParameterSets(avcC: MovieTrimmer.extradata(of: input.video))?.sequenceSets.count, 1, "the source's header, unchanged")
+        XCTAssertEqual(withExtendedLifetime(input) { AVCParameterSets(avcC: MovieTrimmer.extradata(of: input.video))?.sequenceSets.count }, 1,
+                       "the source's header, unchanged")
         try assertDecodesCleanly(out)
     }
 
@@ -219,7 +230,7 @@ final class MovieTrimmerTests: XCTestCase {
         let report = try MovieTrimmer.trim(input: URL(fileURLWithPath: source), start: 1.5, end: 4.0, output: URL(fileURLWithPath: out))
         XCTAssertEqual(report.chapters, 2)
         let input = try TrimInput(path: out)
-        let chapters = ChapterTable.read(input.context)
+        let chapters = withExtendedLifetime(input) { ChapterTable.read(input.context) }
         XCTAssertEqual(chapters.map(\.title), ["B", "C"])
         XCTAssertEqual(chapters.map { Double($0.start.nanoseconds) / 1e9 }, [0, 1.5])
         XCTAssertEqual(chapters.map { Double($0.end.nanoseconds) / 1e9 }, [1.5, 2.5])

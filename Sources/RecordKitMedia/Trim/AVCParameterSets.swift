@@ -43,6 +43,14 @@ struct AVCParameterSets: Equatable {
         return ids
     }
 
+    /// Only the PPS with an id in `pictureIDs` and the SPS they name.
+    func keeping(pictureIDs: Set<Int>) -> AVCParameterSets {
+        let pps = pictureSets.filter { Self.firstExpGolomb($0, skipping: 1).map(pictureIDs.contains) ?? false }
+        let spsIDs = Set(pps.compactMap { Self.expGolombs($0, skipping: 1, count: 2)?.last })
+        let sps = sequenceSets.filter { Self.firstExpGolomb($0, skipping: 4).map(spsIDs.contains) ?? false }
+        return AVCParameterSets(sequenceSets: sps, pictureSets: pps)
+    }
+
     /// The smallest id in 0...31 (x264's `sps-id` range) no SPS or PPS uses.
     var freeID: Int? { (0...31).first { !usedIDs.contains($0) } }
 
@@ -55,13 +63,19 @@ struct AVCParameterSets: Equatable {
     /// The first unsigned Exp-Golomb value after `skipping` bytes of a NAL unit (emulation
     /// prevention bytes removed).
     static func firstExpGolomb(_ unit: [UInt8], skipping: Int) -> Int? {
+        expGolombs(unit, skipping: skipping, count: 1)?.first
+    }
+
+    /// The first `count` unsigned Exp-Golomb values after `skipping` bytes of a NAL unit
+    /// (emulation prevention bytes removed); nil when the unit is too short.
+    static func expGolombs(_ unit: [UInt8], skipping: Int, count: Int) -> [Int]? {
         var rbsp: [UInt8] = []
         var zeros = 0
         for byte in unit.dropFirst(skipping) {
             if zeros >= 2 && byte == 3 { zeros = 0; continue }
             rbsp.append(byte)
             zeros = byte == 0 ? zeros + 1 : 0
-            if rbsp.count >= 8 { break }
+            if rbsp.count >= 16 { break }
         }
         var bit = 0
         func next() -> Int? {
@@ -69,18 +83,22 @@ struct AVCParameterSets: Equatable {
             defer { bit += 1 }
             return Int(rbsp[bit / 8] >> (7 - UInt8(bit % 8))) & 1
         }
-        var leadingZeros = 0
-        while true {
-            guard let b = next() else { return nil }
-            if b == 1 { break }
-            leadingZeros += 1
-            if leadingZeros > 31 { return nil }
+        var values: [Int] = []
+        for _ in 0..<count {
+            var leadingZeros = 0
+            while true {
+                guard let b = next() else { return nil }
+                if b == 1 { break }
+                leadingZeros += 1
+                if leadingZeros > 31 { return nil }
+            }
+            var value = 0
+            for _ in 0..<leadingZeros {
+                guard let b = next() else { return nil }
+                value = value << 1 | b
+            }
+            values.append((1 << leadingZeros) - 1 + value)
         }
-        var value = 0
-        for _ in 0..<leadingZeros {
-            guard let b = next() else { return nil }
-            value = value << 1 | b
-        }
-        return (1 << leadingZeros) - 1 + value
+        return values
     }
 }

@@ -51,6 +51,8 @@ public enum MovieTrimmer {
         let outputPath = output.standardizedFileURL.path
         guard start.isFinite, end.isFinite, start >= 0, end >= 0, start < end else { throw .invalidRange(start: start, end: end) }
         let scanInput = try TrimInput(path: inputPath)
+        // `video` below points into scanInput's context: keep it open to the end of the trim.
+        defer { withExtendedLifetime(scanInput) {} }
         if let a = realpath(inputPath, nil) {
             defer { free(a) }
             if let b = realpath(outputPath, nil) {
@@ -84,7 +86,7 @@ public enum MovieTrimmer {
         let chapters = ChapterTable.read(scanInput.context)
         do throws(MovieTrimError) {
             let writer = try TrimWriter(inputPath: inputPath, temporaryPath: file.temporaryPath, format: outputFormat, plan: plan,
-                                        chapters: chapters)
+                                        chapters: chapters, copiedPictureSetIDs: plan.copiedPictureSetIDs(packets))
             let written = try writer.run()
             try file.commit(replacing: replacingExisting)
             let seconds = { (ticks: Int64) in Double(ticks) * Double(timeBase.num) / Double(timeBase.den) }

@@ -161,6 +161,18 @@ struct TrimPlan: Equatable {
     /// last frame's, which lasts until ``endPts``.
     func duration(ofFrameAt pts: Int64, input: Int64) -> Int64 { pts == lastPts ? endPts - lastPts : input }
 
+    /// The PPS ids the copied packets use, or nil when one of them could not be read (or the
+    /// codec is not H.264): then every input parameter set stays.
+    func copiedPictureSetIDs(_ packets: [VideoPacketInfo]) -> Set<Int>? {
+        guard let copy else { return [] }
+        var ids = Set<Int>()
+        for index in copy {
+            guard let id = packets[index].pictureSetID else { return nil }
+            ids.insert(id)
+        }
+        return ids
+    }
+
     /// Frames re-encoded at the head and tail.
     var reencodedFrames: Int { (head?.frames.count ?? 0) + (tail?.frames.count ?? 0) }
 }

@@ -26,10 +26,14 @@ final class TrimWriter {
     /// Whether the container hides negative timestamps with an edit list (MP4, MOV).
     private var editList = false
 
+    /// The PPS ids the copied packets use (nil: unknown, keep every input parameter set).
+    private let copiedPictureSetIDs: Set<Int>?
+
     init(inputPath: String, temporaryPath: String, format: UnsafePointer<AVOutputFormat>, plan: TrimPlan,
-         chapters: [MediaChapter]) throws(MovieTrimError) {
+         chapters: [MediaChapter], copiedPictureSetIDs: Set<Int>?) throws(MovieTrimError) {
         input = try TrimInput(path: inputPath)
         self.plan = plan
+        self.copiedPictureSetIDs = copiedPictureSetIDs
         self.temporaryPath = temporaryPath
         var allocated: UnsafeMutablePointer<AVFormatContext>? = nil
         let made = avformat_alloc_output_context2(&allocated, format, nil, temporaryPath)
@@ -94,7 +98,7 @@ final class TrimWriter {
         }
     }
 
-    /// With re-encoded runs: one `avcC` holding the input's parameter sets and theirs.
+    /// With re-encoded runs: one `avcC` holding the input's parameter sets that copied packets use, and theirs.
     private func replaceExtradata(_ stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
         let added = [head, tail].compactMap { $0?.parameterSets }
         guard !added.isEmpty, let original = AVCParameterSets(avcC: MovieTrimmer.extradata(of: input.video)) else { return }
@@ -103,7 +107,9 @@ final class TrimWriter {
             for sps in sets.sequenceSets where !extra.sequenceSets.contains(sps) { extra.sequenceSets.append(sps) }
             for pps in sets.pictureSets where !extra.pictureSets.contains(pps) { extra.pictureSets.append(pps) }
         }
-        guard let record = original.merged(with: extra) else { throw MediaError("merging the H.264 parameter sets") }
+        // Only the input's sets a copied packet still uses (so re-trimming does not pile them up).
+        let kept = copiedPictureSetIDs.map { original.keeping(pictureIDs: $0) } ?? original
+        guard let record = kept.merged(with: extra) else { throw MediaError("merging the H.264 parameter sets") }
         let parameters = stream.pointee.codecpar!
         av_freep(&parameters.pointee.extradata)
         guard let memory = av_mallocz(record.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
