@@ -83,6 +83,7 @@ let package = Package(
             name: "recordctl",
             dependencies: [
                 "RecordKit", "RecordKitService", "RecordKitConfig",
+                "RecordKitMedia",  // `recordctl trim` (MovieTrimmer), in process
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/recordctl"),

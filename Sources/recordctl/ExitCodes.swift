@@ -5,6 +5,10 @@ import RecordKitService
 enum ExitCodes {
     /// Bad arguments: a malformed region, an unknown option value.
     static let usage: Int32 = 64
+    /// The input is not in a format the verb can use (`trim`: not a movie that can be trimmed).
+    static let dataError: Int32 = 65
+    /// The input file does not exist (`trim`).
+    static let noInput: Int32 = 66
     /// The recording failed while running.
     static let failed: Int32 = 70
     /// The X display, the audio server (with --require-audio) or the window is not there.

@@ -29,7 +29,8 @@ struct DependencyRules {
         "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension"],
         "RecordKitService": ["RecordKit", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
-        "recordctl": ["RecordKit", "RecordKitService", "RecordKitConfig", "ArgumentParser"],
+        "recordctl": ["RecordKit", "RecordKitService", "RecordKitConfig", "ArgumentParser",
+                      "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
         "RecordKitConfig": ["TOMLKit"],
         "recordd": ["RecordKitService"],
     ]
