@@ -46,7 +46,7 @@ struct PreviewRoutes: HTTPHandler {
 
     private func statusResponse() -> HTTPResponse {
         let recording = site.recordingStatus()
-        let preview = (try? JSONSerialization.data(withJSONObject: site.previewStatus())) ?? Data("{}".utf8)
+        let preview = (try? JSONSerialization.data(withJSONObject: site.previewStatus(recording: recording))) ?? Data("{}".utf8)
         var body = Data("{\"preview\":".utf8)
         body.append(preview)
         body.append(Data(",\"recording\":".utf8))

@@ -81,9 +81,11 @@ final class PreviewSite: Sendable {
         }
     }
 
-    /// The `preview` part of the page's status document.
-    func previewStatus() -> [String: Any] {
-        let (mode, path, outcome) = state.withLock { ($0.mode, $0.moviePath, $0.outcome) }
+    /// The `preview` part of the page's status document; `recording` is the recording's status
+    /// (while live, the file being written is found in it).
+    func previewStatus(recording: [UInt8]) -> [String: Any] {
+        let (mode, reviewed, outcome) = state.withLock { ($0.mode, $0.moviePath, $0.outcome) }
+        let path = reviewed ?? (mode == .live ? PreviewHandler.moviePath(in: recording) : nil)
         var status: [String: Any] = ["mode": mode.rawValue, "viewers": feed.viewerCount,
                                      "trimAvailable": reviewActions.canTrim]
         if let path {

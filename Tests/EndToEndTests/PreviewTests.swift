@@ -47,7 +47,9 @@ final class PreviewTests: EndToEndTestCase {
         }
         Thread.sleep(forTimeInterval: 1)  // let the status panel fill in
         try saveScreenshot(browser, "preview-live.png")
-        try saveScreenshot(openBrowser(url, size: (390, 844)), "preview-live-phone.png")
+        let phone = try openBrowser(url, size: (390, 844))
+        XCTAssertNotNil(try phone.wait("return document.getElementById('video').currentTime > 0.5", timeout: 30), "a second viewer plays too")
+        try saveScreenshot(phone, "preview-live-phone.png")
         try service.ok(["stop"])
     }
 
@@ -226,7 +228,8 @@ final class PreviewTests: EndToEndTestCase {
     /// `recordctl start --preview ARGS`; returns the page's URL from start's output, checked
     /// against `recordctl preview` and `status`.
     private func startWithPreview(_ arguments: [String]) throws -> String {
-        let printed = try service.ok(["start", "--preview"] + arguments)
+        let output = arguments.contains("--output") ? [] : ["--output", path("preview-\(UUID().uuidString.prefix(6)).mp4")]
+        let printed = try service.ok(["start", "--preview"] + arguments + output)
         guard let line = printed.split(separator: "\n").first(where: { $0.hasPrefix("preview: ") }) else {
             XCTFail("start prints the preview URL: \(printed)")
             throw ProcessRunnerError(description: "no preview URL")

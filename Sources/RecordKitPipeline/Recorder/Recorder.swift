@@ -254,6 +254,7 @@ public final class Recorder: @unchecked Sendable {
             capture.fps = wall > 0 && startNs > 0 ? Double(stats.captured) / max(wall, 0.001) : 0
             capture.audioTracks = graph.audioTracks.map(\.rawValue)
             capture.audioOffsetMs = graph.audioGraph.offsetsMs
+            capture.audioLevelsDb = graph.audioGraph.levels.levelsDb
             capture.damage = DamageStatus(statistics: stats, mode: configuration.screen.frameRateMode,
                                           conversions: graph.videoStages.reduce(0) { $0 + $1.conversions },
                                           convertedRows: graph.videoStages.reduce(0) { $0 + $1.convertedRows })
