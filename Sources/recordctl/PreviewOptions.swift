@@ -1,5 +1,4 @@
 import ArgumentParser
-import RecordKitExtensions
 import RecordKitService
 
 /// `--preview` and `--preview-port`, shared by `record` and `start`: add the `preview`
@@ -19,10 +18,11 @@ struct PreviewFlagOptions: ParsableArguments {
         if port != nil && !enabled { throw ValidationError("--preview-port needs --preview") }
     }
 
-    /// The extension request these options stand for (none without `--preview`).
-    var requests: [ExtensionRequest] {
-        guard enabled else { return [] }
-        return [ExtensionRequest(name: "preview", setup: ["port": String(port ?? 0)])]
+    /// The `preview` extension's request these options stand for, as `--extension preview
+    /// --setup port=N` would make it (none without `--preview`).
+    func apply(to arguments: inout StartArguments) throws(ControlError) {
+        guard enabled else { return }
+        arguments.extensions += try StartArguments.extensionRequests(names: ["preview"], setup: ["port=\(port ?? 0)"])
     }
 }
 

@@ -117,7 +117,8 @@ struct RecordingOptions: ParsableArguments {
         a.encoding = try encoding.effective().setupValues
         sources.apply(to: &a)
         do throws(ControlError) {
-            a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup) + preview.requests
+            a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
+            try preview.apply(to: &a)
             try a.check()
         } catch {
             Console.error(error.message)
