@@ -59,7 +59,7 @@ public final class PreviewHandler: BroadcastSampleHandler, @unchecked Sendable {
         do throws(MediaError) { writer = try FragmentedMP4Writer(streams: streams) } catch {
             throw BroadcastError(.internalError, "the live preview could not start: \(error.message)")
         }
-        let site = PreviewSite(control: context as? BroadcastControlling)
+        let site = PreviewSite(mimeType: Self.mimeType(streams), control: context as? BroadcastControlling)
         site.feed.start(initSegment: writer.initSegment)
         let server = try PreviewServer(site: site, port: options.port)
         let port = try server.start()
@@ -103,6 +103,23 @@ public final class PreviewHandler: BroadcastSampleHandler, @unchecked Sendable {
             ReviewRegistry.shared.keep(server: server, site: site)
         }
         context = nil
+    }
+
+    /// `video/mp4; codecs="avc1.PPCCLL[,mp4a.40.2]"`: the H.264 profile, constraints and level
+    /// from the AVC configuration record (bytes 1-3 of the extradata), AAC-LC when there is audio.
+    static func mimeType(_ streams: [EncodedFormat]) -> String {
+        var codecs: [String] = []
+        for format in streams {
+            if format.codec == .h264 {
+                let record = format.extradata
+                let hex = record.count >= 4 && record[0] == 1
+                    ? record[1...3].map { String(format: "%02x", $0) }.joined() : "640028"
+                codecs.append("avc1." + hex)
+            } else if format.codec == .aac {
+                codecs.append("mp4a.40.2")
+            }
+        }
+        return "video/mp4; codecs=\"\(codecs.joined(separator: ","))\""
     }
 
     /// The movie the recording wrote: the first handler's published `path` that names an MP4

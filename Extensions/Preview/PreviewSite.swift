@@ -23,6 +23,9 @@ final class PreviewSite: Sendable {
     /// The cookie that carries the token after the first request, named after the token's
     /// first 8 hex digits: cookies are per host, not per port, so each recording needs its own.
     let cookieName: String
+    /// The MIME type of the live stream for `MediaSource.addSourceBuffer`, with its exact codecs
+    /// (`video/mp4; codecs="avc1.64001f,mp4a.40.2"`).
+    let mimeType: String
     /// What carries out Keep (a lossless trim, once the trim engine is wired in) and Discard.
     let reviewActions: ReviewActions
 
@@ -35,7 +38,8 @@ final class PreviewSite: Sendable {
     }
     private let state = Mutex(State())
 
-    init(control: (any BroadcastControlling)?, reviewActions: ReviewActions = ReviewActions()) {
+    init(mimeType: String, control: (any BroadcastControlling)?, reviewActions: ReviewActions = ReviewActions()) {
+        self.mimeType = mimeType
         cookieName = "rk_preview_" + token.text.prefix(8)
         self.reviewActions = reviewActions
         state.withLock { $0.control = control }
@@ -86,7 +90,7 @@ final class PreviewSite: Sendable {
     func previewStatus(recording: [UInt8]) -> [String: Any] {
         let (mode, reviewed, outcome) = state.withLock { ($0.mode, $0.moviePath, $0.outcome) }
         let path = reviewed ?? (mode == .live ? PreviewHandler.moviePath(in: recording) : nil)
-        var status: [String: Any] = ["mode": mode.rawValue, "viewers": feed.viewerCount,
+        var status: [String: Any] = ["mode": mode.rawValue, "viewers": feed.viewerCount, "mimeType": mimeType,
                                      "trimAvailable": reviewActions.canTrim]
         if let path {
             status["movie"] = (path as NSString).lastPathComponent

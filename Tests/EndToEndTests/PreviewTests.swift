@@ -45,6 +45,15 @@ final class PreviewTests: EndToEndTestCase {
             XCTAssertEqual(rgb[0], 0x20, accuracy: 12, "red"); XCTAssertEqual(rgb[1], 0x60, accuracy: 12, "green")
             XCTAssertEqual(rgb[2], 0xC0, accuracy: 12, "blue")
         }
+        // Sound: the app track comes along (the rig plays a tone); the viewer unmutes and mutes.
+        XCTAssertTrue((try browser.eval("return window.rk.mimeType") as? String ?? "").contains("mp4a.40.2"), "the live stream carries AAC")
+        XCTAssertEqual(try browser.eval("return document.getElementById('video').muted") as? Bool, true, "muted at first (autoplay)")
+        try browser.click("mute")
+        XCTAssertEqual(try browser.eval("return document.getElementById('video').muted") as? Bool, false, "unmuted")
+        XCTAssertNotNil(try browser.wait("const v = document.getElementById('video'); return v.webkitAudioDecodedByteCount > 0 || v.audioTracks === undefined", timeout: 10),
+                        "audio is decoded")
+        try browser.click("mute")
+        XCTAssertEqual(try browser.eval("return document.getElementById('video').muted") as? Bool, true, "muted again")
         Thread.sleep(forTimeInterval: 1)  // let the status panel fill in
         try saveScreenshot(browser, "preview-live.png")
         let phone = try openBrowser(url, size: (390, 844))
