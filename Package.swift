@@ -117,7 +117,7 @@ let package = Package(
         // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",
                     dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RTMPUploadExtension", "RecordKitService", "CShims", "ReplayBufferExtension",
-                                   "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitBuiltins"],
+                                   "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitBuiltins", "PreviewExtension"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
     ]

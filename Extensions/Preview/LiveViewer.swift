@@ -33,6 +33,9 @@ final class LiveViewer: Sendable {
     /// How often this viewer was skipped forward.
     var skips: Int { state.withLock { $0.skips } }
 
+    /// Fragments waiting.
+    var queuedCount: Int { state.withLock { $0.queue.count } }
+
     /// Queues `fragment` for the viewer, or hands it to a waiting ``next()``. Never blocks.
     func offer(_ bytes: [UInt8], isKeyFrame: Bool) {
         let waiter: CheckedContinuation<[UInt8]?, Never>? = state.withLock { s in
