@@ -11,6 +11,7 @@ final class LiveFeed: Sendable {
         var initSegment: [UInt8]?
         var viewers: [ObjectIdentifier: LiveViewer] = [:]
         var ended = false
+        var skipsOfGone = 0
     }
     private let state = Mutex(State())
 
@@ -32,7 +33,9 @@ final class LiveFeed: Sendable {
 
     /// Forgets `viewer` (its socket closed).
     func remove(_ viewer: LiveViewer) {
-        _ = state.withLock { $0.viewers.removeValue(forKey: ObjectIdentifier(viewer)) }
+        state.withLock { s in
+            if s.viewers.removeValue(forKey: ObjectIdentifier(viewer)) != nil { s.skipsOfGone += viewer.skips }
+        }
         viewer.end()
     }
 
@@ -44,6 +47,12 @@ final class LiveFeed: Sendable {
 
     /// How many viewers watch.
     var viewerCount: Int { state.withLock { $0.viewers.count } }
+
+    /// How often viewers were skipped forward because they read too slowly (those watching
+    /// now and those gone).
+    var skips: Int {
+        state.withLock { s in s.skipsOfGone + s.viewers.values.reduce(0) { $0 + $1.skips } }
+    }
 
     /// Ends every viewer and refuses new ones.
     func end() {

@@ -161,9 +161,13 @@ final class PreviewTests: EndToEndTestCase {
     /// CORS header; the socket is bound to 127.0.0.1 only; the catalog lists the extension.
     func testWithoutTheTokenTheServerRefusesAndItListensOnLoopbackOnly() throws {
         XCTAssertTrue(try service.ok(["extensions"]).contains("preview"), "recordctl extensions lists preview")
-        let url = try startWithPreview(["--region", "320x240+0+0"])
+        // A port chosen by the user (--preview-port): one the system just had free.
+        let free = try ProcessRunner.run("python3", ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"],
+                                         timeout: 10).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let url = try startWithPreview(["--region", "320x240+0+0", "--preview-port", free])
         let base = String(url[..<url.range(of: "/?token=")!.lowerBound])
         let port = Int(base.split(separator: ":").last ?? "") ?? 0
+        XCTAssertEqual(String(port), free, "--preview-port is the page's port")
         for target in ["/", "/status", "/movie", "/live", "/?token=", "/?token=0123", "/status?token=" + String(repeating: "0", count: 64)] {
             let answer = try request(base + target)
             XCTAssertEqual(answer.status, 403, "\(target) without the right token")
@@ -214,6 +218,12 @@ final class PreviewTests: EndToEndTestCase {
         defer { stall.terminate() }
         XCTAssertNotNil(stall.waitForLine(timeout: 10, where: { $0 == "connected" }), "the stalled client connected")
         Thread.sleep(forTimeInterval: 8)
+        let page = try request(url.replacingOccurrences(of: "/?token=", with: "/status?token="))
+        let preview = (try? JSONSerialization.jsonObject(with: page.body) as? [String: Any])?["preview"] as? [String: Any]
+        verbose("preview status with the stalled client: \(preview ?? [:])")
+        XCTAssertEqual((preview?["viewers"] as? NSNumber)?.intValue, 1, "the stalled client is a viewer")
+        // (Whether it was skipped yet depends on how much the kernel's socket buffers took, up to
+        // 4 MiB here; LiveViewerTests proves the skip itself.)
         let status = try service.status()
         let recorder = (status["recording"] as? [String: Any])?["recorder"] as? [String: Any]
         let capture = recorder?["capture"] as? [String: Any]
