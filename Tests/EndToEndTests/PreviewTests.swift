@@ -122,6 +122,8 @@ final class PreviewTests: EndToEndTestCase {
         Thread.sleep(forTimeInterval: 2)
         try browser.click("stop")
         XCTAssertTrue(waitForState(nil), "the page's stop button stopped the recording")
+        XCTAssertEqual(try service.ok(["review"]), url, "recordctl review reopens the same page, now the review")
+        XCTAssertEqual(try service.ok(["preview"]), url, "and so does recordctl preview after stop")
         let probe = try FFprobe.probe(output)
         XCTAssertEqual(probe.video.first?.width, 480, "the stopped recording's file is complete")
         XCTAssertGreaterThan(probe.video.first?.duration ?? 0, 2.0)
@@ -158,13 +160,16 @@ final class PreviewTests: EndToEndTestCase {
     // MARK: Who can see it
 
     /// Without the token, with a wrong one, for the WebSocket too: 403 and nothing else; no
-    /// CORS header; the socket is bound to 127.0.0.1 only; the catalog lists the extension.
+    /// CORS header; the socket is bound to 127.0.0.1 only (on the --preview-port asked for); the
+    /// catalog lists the extension; the token is in no file of the service's; after stop, Keep
+    /// of the whole movie keeps the file as it is and closes the review.
     func testWithoutTheTokenTheServerRefusesAndItListensOnLoopbackOnly() throws {
         XCTAssertTrue(try service.ok(["extensions"]).contains("preview"), "recordctl extensions lists preview")
         // A port chosen by the user (--preview-port): one the system just had free.
         let free = try ProcessRunner.run("python3", ["-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"],
                                          timeout: 10).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let url = try startWithPreview(["--region", "320x240+0+0", "--preview-port", free])
+        let movie = path("kept.mp4")
+        let url = try startWithPreview(["--region", "320x240+0+0", "--preview-port", free, "--output", movie])
         let base = String(url[..<url.range(of: "/?token=")!.lowerBound])
         let port = Int(base.split(separator: ":").last ?? "") ?? 0
         XCTAssertEqual(String(port), free, "--preview-port is the page's port")
@@ -190,6 +195,22 @@ final class PreviewTests: EndToEndTestCase {
         // The token stays out of the service's log.
         let token = String(url[url.range(of: "token=")!.upperBound...])
         try service.ok(["stop"])
+        // Keep of the whole movie (no trim points) keeps the file as it is and closes the review.
+        let statusURL = url.replacingOccurrences(of: "/?token=", with: "/status?token=")
+        var ready = false
+        for _ in 0..<50 where !ready {
+            let page = try request(statusURL)
+            let preview = (try? JSONSerialization.jsonObject(with: page.body) as? [String: Any])?["preview"] as? [String: Any]
+            ready = preview?["movieReady"] as? Bool == true
+            if !ready { usleep(100_000) }
+        }
+        XCTAssertTrue(ready, "the review's movie is ready after stop")
+        let duration = try FFprobe.probe(movie).video.first?.duration ?? 0
+        let kept = try request(url.replacingOccurrences(of: "/?token=", with: "/review/keep?start=0&end=\(duration)&duration=\(duration)&token="),
+                               method: "POST")
+        XCTAssertEqual(kept.status, 200, String(decoding: kept.body, as: UTF8.self))
+        XCTAssertEqual(try FFprobe.probe(movie).video.first?.duration ?? 0, duration, accuracy: 0.001, "kept as it was")
+        XCTAssertEqual(try request(url.replacingOccurrences(of: "/?token=", with: "/movie?token=")).status, 404, "the review is closed")
         let logs = (try? FileManager.default.subpathsOfDirectory(atPath: service.stateDir)) ?? []
         for file in logs {
             let text = (try? String(contentsOfFile: service.stateDir + "/" + file, encoding: .utf8)) ?? ""
