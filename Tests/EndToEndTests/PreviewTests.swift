@@ -32,13 +32,7 @@ final class PreviewTests: EndToEndTestCase {
         XCTAssertGreaterThan(t1 - t0, 3.5, "currentTime advances with the recording over 5 s")
         let size = try browser.eval("const v = document.getElementById('video'); return [v.videoWidth, v.videoHeight]") as? [Int]
         XCTAssertEqual(size, [640, 480], "videoWidth/videoHeight are the window's")
-        let rgb = try browser.eval("""
-            const v = document.getElementById('video'); const c = document.createElement('canvas');
-            c.width = v.videoWidth; c.height = v.videoHeight; const g = c.getContext('2d');
-            g.drawImage(v, 0, 0); const d = g.getImageData(c.width / 4, c.height / 4, c.width / 2, c.height / 2).data;
-            let r = 0, gg = 0, b = 0; for (let i = 0; i < d.length; i += 4) { r += d[i]; gg += d[i + 1]; b += d[i + 2]; }
-            const n = d.length / 4; return [r / n, gg / n, b / n];
-            """) as? [Double] ?? []
+        let rgb = try browser.eval(Self.canvasMean) as? [Double] ?? []
         verbose("canvas mean \(rgb), window #2060C0")
         XCTAssertEqual(rgb.count, 3)
         if rgb.count == 3 {
@@ -57,7 +51,12 @@ final class PreviewTests: EndToEndTestCase {
         Thread.sleep(forTimeInterval: 1)  // let the status panel fill in
         try saveScreenshot(browser, "preview-live.png")
         let phone = try openBrowser(url, size: (390, 844))
-        XCTAssertNotNil(try phone.wait("return document.getElementById('video').currentTime > 0.5", timeout: 30), "a second viewer plays too")
+        XCTAssertNotNil(try phone.wait("const v = document.getElementById('video'); return v.readyState >= 2 && !v.seeking && v.getVideoPlaybackQuality().totalVideoFrames > 10", timeout: 30),
+                        "a second viewer, joining late, plays from the next key frame")
+        let phoneRGB = try phone.eval(Self.canvasMean) as? [Double] ?? []
+        verbose("second viewer's canvas mean \(phoneRGB)")
+        XCTAssertEqual(phoneRGB.first ?? 0, 0x20, accuracy: 12, "the second viewer sees the window too")
+        XCTAssertNotEqual(try browser.eval("return document.getElementById('size').textContent") as? String, "–", "the file size is shown")
         try saveScreenshot(phone, "preview-live-phone.png")
         try service.ok(["stop"])
     }
@@ -264,6 +263,15 @@ final class PreviewTests: EndToEndTestCase {
     }
 
     // MARK: Helpers
+
+    /// JavaScript: the mean colour of the middle half of the `<video>`'s current frame, drawn to a canvas.
+    private static let canvasMean = """
+        const v = document.getElementById('video'); const c = document.createElement('canvas');
+        c.width = v.videoWidth; c.height = v.videoHeight; const g = c.getContext('2d');
+        g.drawImage(v, 0, 0); const d = g.getImageData(c.width / 4, c.height / 4, c.width / 2, c.height / 2).data;
+        let r = 0, gg = 0, b = 0; for (let i = 0; i < d.length; i += 4) { r += d[i]; gg += d[i + 1]; b += d[i + 2]; }
+        const n = d.length / 4; return [r / n, gg / n, b / n];
+        """
 
     /// `recordctl start --preview ARGS`; returns the page's URL from start's output, checked
     /// against `recordctl preview` and `status`.
