@@ -39,6 +39,10 @@ the recorder's and is not counted.
 
   scripts/benchmark.py --recorders ours,ours-preview --duration 30 --rounds 2
 
+`ours-preview-socket` is the same with a viewer that reads the live WebSocket and decodes nothing
+(standard library, in this script): the recorder's own cost of serving a viewer, without a
+browser's decoding competing for the same 2 cores.
+
 and --start-latency N, which times N `recordctl start` calls against a running service (each
 followed by a discard) and prints the distribution, and what starting the service adds.
 
@@ -94,7 +98,7 @@ def recorder_command(name, args, env, out, progress, rtmp):
         cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps), "--output", out]
         if name == "ours-replay":
             return cmd + ["--replay-buffer", "30"]
-        if name == "ours-preview":
+        if name in ("ours-preview", "ours-preview-socket"):
             return cmd + ["--preview"]
         return cmd + (["--rtmp", rtmp] if name == "ours-rtmp" else [])
     grab_in = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-progress", progress,
@@ -125,13 +129,36 @@ def start_flasher(env, logdir):
     return (p, out)
 
 
+def read_live_socket(url, seconds):
+    """Reads the preview's live WebSocket (handshake by hand, frames not even parsed) until it
+    closes or `seconds` pass; returns the bytes read."""
+    import socket
+    hostport, token = url[len("http://"):].split("/?token=")
+    host, port = hostport.split(":")
+    s = socket.create_connection((host, int(port)), timeout=10)
+    s.sendall(f"GET /live?token={token} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    total, deadline = 0, time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            data = s.recv(1 << 16)
+            if not data:
+                break
+            total += len(data)
+    except OSError:
+        pass
+    finally:
+        s.close()
+    return total
+
+
 class PreviewViewer:
     """Waits (in a thread) for `recordctl record --preview` to print its page's URL in `logpath`,
     then watches it with scripts/preview_viewer.py until the recording ends."""
 
-    def __init__(self, logpath, duration, env):
+    def __init__(self, logpath, duration, env, browser=True):
         import threading
-        self.output, self.error = None, None
+        self.output, self.error, self.browser = None, None, browser
         self.thread = threading.Thread(target=self._run, args=(logpath, duration, env), daemon=True)
         self.thread.start()
 
@@ -150,6 +177,12 @@ class PreviewViewer:
         if url is None:
             self.error = "no preview URL in the recorder's output"
             return
+        if not self.browser:
+            try:
+                self.output = {"bytes": read_live_socket(url, duration + 5)}
+            except Exception as e:
+                self.error = str(e)
+            return
         viewer_env = {k: v for k, v in env.items() if k != "DISPLAY"}  # headless, never on the recorded display
         try:
             r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/preview_viewer.py"), url,
@@ -165,6 +198,8 @@ class PreviewViewer:
         self.thread.join(timeout=120)
         if self.output is None:
             return {"viewer_error": self.error}
+        if not self.browser:
+            return {"viewer_bytes": self.output["bytes"]}
         flashes = []
         if flasher is not None:
             with open(flasher[1], "r") as f:
@@ -283,7 +318,7 @@ def main():
 
     recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]
     for r in recorders:
-        if r not in ("ours", "ffmpeg", "ours-rtmp", "ffmpeg-tee", "ours-replay", "ours-preview"):
+        if r not in ("ours", "ffmpeg", "ours-rtmp", "ffmpeg-tee", "ours-replay", "ours-preview", "ours-preview-socket"):
             die(f"unknown recorder {r!r}")
     if any(r.startswith("ours") for r in recorders) and not os.access(args.recordctl, os.X_OK):
         die(f"{args.recordctl} not found: swift build -c release --product recordctl "
@@ -316,14 +351,18 @@ def main():
                 rtmp = f"{env.get('RK_RTMP_URL', '')}/{key}"
                 cmd = recorder_command(name, args, env, out, progress, rtmp)
                 log(f"round {rnd}/{args.rounds}: {name}: {shlex.join(cmd)}")
-                viewer = PreviewViewer(os.path.join(logdir, f"{name}-r{rnd}.log"), args.duration, env) \
-                    if name == "ours-preview" else None
+                viewer = PreviewViewer(os.path.join(logdir, f"{name}-r{rnd}.log"), args.duration, env,
+                                       browser=name == "ours-preview") \
+                    if name in ("ours-preview", "ours-preview-socket") else None
                 m = run_recorder(f"{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
                 if viewer is not None:
                     m.update(viewer.result(flasher))
-                    log(f"  preview viewer: {m.get('viewer_presented')} frames presented, {m.get('viewer_dropped')} dropped "
-                        f"by the page; glass-to-glass {fmt(m.get('glass_to_glass_median_s'), '.3f')} s median "
-                        f"({m.get('glass_to_glass_s')})")
+                    if name == "ours-preview-socket":
+                        log(f"  socket viewer: {m.get('viewer_bytes')} bytes read, {m.get('viewer_error') or 'ok'}")
+                    else:
+                        log(f"  preview viewer: {m.get('viewer_presented')} frames presented, {m.get('viewer_dropped')} dropped "
+                            f"by the page; glass-to-glass {fmt(m.get('glass_to_glass_median_s'), '.3f')} s median "
+                            f"({m.get('glass_to_glass_s')})")
                 m.update(probe(out, env))
                 m["distinct_frames"] = distinct_frames(out, env)
                 if name in ("ours-rtmp", "ffmpeg-tee"):
@@ -382,6 +421,13 @@ def main():
             f"peak RSS x{replay_ratios['peak_rss_mb'] or float('nan'):.3f} (ours-replay / ours)")
 
     preview_ratios = {}
+    if "ours" in summary and "ours-preview-socket" in summary:
+        for k in ("cpu_per_s", "peak_rss_mb"):
+            a, b = summary["ours-preview-socket"][k], summary["ours"][k]
+            preview_ratios["socket_" + k] = a / b if a is not None and b else None
+        log(f"preview, socket viewer: CPU/s x{preview_ratios['socket_cpu_per_s'] or float('nan'):.3f}, "
+            f"peak RSS x{preview_ratios['socket_peak_rss_mb'] or float('nan'):.3f} (ours-preview-socket / ours), "
+            f"dropped {summary['ours-preview-socket']['dropped']} vs {summary['ours']['dropped']}")
     if "ours" in summary and "ours-preview" in summary:
         for k in ("cpu_per_s", "peak_rss_mb"):
             a, b = summary["ours-preview"][k], summary["ours"][k]
