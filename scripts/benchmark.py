@@ -94,7 +94,7 @@ def probe(path, env):
 
 def recorder_command(name, args, env, out, progress, rtmp):
     """The command line of one recorder (see the module docstring)."""
-    if name in ("ours", "ours-rtmp", "ours-replay", "ours-preview"):
+    if name in ("ours", "ours-rtmp", "ours-replay", "ours-preview", "ours-preview-socket"):
         cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps), "--output", out]
         if name == "ours-replay":
             return cmd + ["--replay-buffer", "30"]
