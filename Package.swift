@@ -21,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // The config file ($XDG_CONFIG_HOME/recordkit/config.toml): TOML with line numbers in errors.
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        // The preview's local web server (HTTP + WebSocket): no dependencies of its own, so a clean
+        // build adds seconds, not the minutes SwiftNIO costs (docs/PREVIEW.md).
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -68,9 +71,12 @@ let package = Package(
                 path: "Extensions/RTMPUpload", resources: [.embedInCode("manifest.json")]),
         .target(name: "ReplayBufferExtension", dependencies: ["RecordKit", "RecordKitMedia"],
                 path: "Extensions/ReplayBuffer", resources: [.embedInCode("manifest.json")]),
+        // The live preview and review page (issue 9): a loopback web server fed by the shared encode.
+        .target(name: "PreviewExtension", dependencies: ["RecordKit", "RecordKitMedia", .product(name: "FlyingFox", package: "FlyingFox")],
+                path: "Extensions/Preview", resources: [.embedInCode("manifest.json"), .embedInCode("page.html")]),
         // The list of built-in extensions: the one place that names a concrete handler.
         .target(name: "RecordKitBuiltins", dependencies: ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension",
-                                                         "ReplayBufferExtension"],
+                                                         "ReplayBufferExtension", "PreviewExtension"],
                 path: "Extensions/Builtins"),
 
         // MARK: The config file and profiles (kept out of recordctl, which stays a thin command line).
@@ -112,7 +118,7 @@ let package = Package(
         // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",
                     dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RTMPUploadExtension", "RecordKitService", "CShims", "ReplayBufferExtension",
-                                   "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitBuiltins"],
+                                   "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitBuiltins", "PreviewExtension"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
     ]

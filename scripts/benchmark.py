@@ -29,6 +29,20 @@ back what the rig's nginx-rtmp recorded:
   ffmpeg-tee  ffmpeg ... -c:v libx264 -preset veryfast -b:v 6M -maxrate 6M -bufsize 6M -g 60
                 -f tee "[select=...]B.mp4|[f=flv:select=\'v:0,a:0\']rtmp://..."
 
+Issue 9 adds the preview: `ours-preview` is `ours` plus --preview, watched for the whole run by
+one headless Chromium viewer (scripts/preview_viewer.py, Selenium). With it in the list, a
+200x200 window flashing white once a second (rk-testwindow --flash-every 1) sits over the
+content for every recorder (the same picture for all), and the viewer timestamps each flash it
+presents: the glass-to-glass delay (X11 change -> picture in the page) is printed, with the CPU
+ratio ours-preview / ours and the frames the file dropped. The viewer's own CPU (Chromium) is not
+the recorder's and is not counted.
+
+  scripts/benchmark.py --recorders ours,ours-preview --duration 30 --rounds 2
+
+`ours-preview-socket` is the same with a viewer that reads the live WebSocket and decodes nothing
+(standard library, in this script): the recorder's own cost of serving a viewer, without a
+browser's decoding competing for the same 2 cores.
+
 and --start-latency N, which times N `recordctl start` calls against a running service (each
 followed by a discard or, every other one, a stop) and prints the distribution, what starting
 the service adds, and when the file's first frame was captured against the moment the command
@@ -90,13 +104,15 @@ FFMPEG_COLOUR = ["-vf", "scale=flags=bilinear:out_color_matrix=bt709:out_range=t
 
 def recorder_command(name, args, env, out, progress, rtmp):
     """The command line of one recorder (see the module docstring)."""
-    if name in ("ours", "ours-rtmp", "ours-replay"):
+    if name in ("ours", "ours-rtmp", "ours-replay", "ours-preview", "ours-preview-socket"):
         # Constant frame rate: x264 then runs with FFmpeg's options (look-ahead, B-frames, mbtree);
         # variable frame rate, recordctl's default, encodes with low delay (docs/ENCODING.md).
         cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
                "--frame-rate-mode", "constant", "--output", out]
         if name == "ours-replay":
             return cmd + ["--replay-buffer", "30"]
+        if name in ("ours-preview", "ours-preview-socket"):
+            return cmd + ["--preview"]
         return cmd + (["--rtmp", rtmp] if name == "ours-rtmp" else [])
     grab_in = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-progress", progress,
                "-f", "x11grab", "-framerate", str(args.fps), "-video_size", args.size, "-i", env["DISPLAY"],
@@ -114,6 +130,105 @@ def recorder_command(name, args, env, out, progress, rtmp):
                      "-g", str(2 * args.fps), *FFMPEG_COLOUR, "-c:a", "aac", "-b:a", "160k",
                      "-flags", "+global_header", "-t", str(args.duration), "-f", "tee",
                      f"[f=mp4:select=\\'v:0,a:0,a:1\\']{out}|[f=flv:select=\\'v:0,a:2\\':onfail=ignore]{rtmp}"]
+
+
+def start_flasher(env, logdir):
+    """A 200x200 window at (40, 40) flashing white once a second, over the content; returns
+    (process, path of its stdout: `flash <CLOCK_MONOTONIC s>` lines)."""
+    testwindow = os.path.join(ROOT, ".build/release/rk-testwindow")
+    if not os.access(testwindow, os.X_OK):
+        testwindow = os.path.join(ROOT, ".build/debug/rk-testwindow")
+    out = os.path.join(logdir, "flasher.out")
+    with open(out, "wb") as f:
+        p = subprocess.Popen([testwindow, "--size", "200x200", "--position", "40,40", "--color", "000000",
+                              "--flash-every", "1", "--flash-color", "FFFFFF", "--name", "rk-bench-flash"],
+                             env=env, stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.DEVNULL, start_new_session=True)
+    return (p, out)
+
+
+def read_live_socket(url, seconds):
+    """Reads the preview's live WebSocket (handshake by hand, frames not even parsed) until it
+    closes or `seconds` pass; returns the bytes read."""
+    import socket
+    hostport, token = url[len("http://"):].split("/?token=")
+    host, port = hostport.split(":")
+    s = socket.create_connection((host, int(port)), timeout=10)
+    s.sendall(f"GET /live?token={token} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+              f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    total, deadline = 0, time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline:
+            data = s.recv(1 << 16)
+            if not data:
+                break
+            total += len(data)
+    except OSError:
+        pass
+    finally:
+        s.close()
+    return total
+
+
+class PreviewViewer:
+    """Waits (in a thread) for `recordctl record --preview` to print its page's URL in `logpath`,
+    then watches it with scripts/preview_viewer.py until the recording ends."""
+
+    def __init__(self, logpath, duration, env, browser=True):
+        import threading
+        self.output, self.error, self.browser = None, None, browser
+        self.thread = threading.Thread(target=self._run, args=(logpath, duration, env), daemon=True)
+        self.thread.start()
+
+    def _run(self, logpath, duration, env):
+        deadline = time.monotonic() + 30
+        url = None
+        while time.monotonic() < deadline and url is None:
+            time.sleep(0.1)
+            try:
+                with open(logpath, "r", errors="replace") as f:
+                    for line in f:
+                        if "preview: http://127.0.0.1:" in line:
+                            url = line.split("preview: ", 1)[1].strip()
+            except FileNotFoundError:
+                pass
+        if url is None:
+            self.error = "no preview URL in the recorder's output"
+            return
+        if not self.browser:
+            try:
+                self.output = {"bytes": read_live_socket(url, duration + 5)}
+            except Exception as e:
+                self.error = str(e)
+            return
+        viewer_env = {k: v for k, v in env.items() if k != "DISPLAY"}  # headless, never on the recorded display
+        try:
+            r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/preview_viewer.py"), url,
+                                "--seconds", str(max(1, duration - 6)), "--probe", "140,140"],
+                               env=viewer_env, capture_output=True, text=True, timeout=duration + 90)
+            self.output = json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else None
+            if self.output is None:
+                self.error = r.stderr[-500:]
+        except Exception as e:  # reported in the results, the run goes on
+            self.error = str(e)
+
+    def result(self, flasher):
+        self.thread.join(timeout=120)
+        if self.output is None:
+            return {"viewer_error": self.error}
+        if not self.browser:
+            return {"viewer_bytes": self.output["bytes"]}
+        flashes = []
+        if flasher is not None:
+            with open(flasher[1], "r") as f:
+                flashes = [float(l.split()[1]) for l in f if l.startswith("flash ")]
+        delays = []
+        for t in self.output["seen"]:
+            before = [f for f in flashes if f <= t]
+            if before:
+                delays.append(round(t - before[-1], 3))
+        return {"viewer_presented": self.output["presented"], "viewer_dropped": self.output["dropped"],
+                "viewer_played_s": self.output["played_s"], "glass_to_glass_s": delays,
+                "glass_to_glass_median_s": sorted(delays)[len(delays) // 2] if delays else None}
 
 
 def server_probe(env, key):
@@ -268,7 +383,7 @@ def main():
 
     recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]
     for r in recorders:
-        if r not in ("ours", "ffmpeg", "ours-rtmp", "ffmpeg-tee", "ours-replay"):
+        if r not in ("ours", "ffmpeg", "ours-rtmp", "ffmpeg-tee", "ours-replay", "ours-preview", "ours-preview-socket"):
             die(f"unknown recorder {r!r}")
     if any(r.startswith("ours") for r in recorders) and not os.access(args.recordctl, os.X_OK):
         die(f"{args.recordctl} not found: swift build -c release --product recordctl "
@@ -284,10 +399,12 @@ def main():
     if load > 0.5:
         log(f"warning: 1-minute load is {load:.2f} before starting: other work on this machine skews the numbers")
     content = None
+    flasher = None
     results = []
     side = None
     try:
         content = start_content(env, args, logdir)
+        flasher = start_flasher(env, logdir) if "ours-preview" in recorders else None
         time.sleep(2)  # let it settle
         for rnd in range(1, args.rounds + 1):
             for name in recorders:
@@ -299,7 +416,18 @@ def main():
                 rtmp = f"{env.get('RK_RTMP_URL', '')}/{key}"
                 cmd = recorder_command(name, args, env, out, progress, rtmp)
                 log(f"round {rnd}/{args.rounds}: {name}: {shlex.join(cmd)}")
+                viewer = PreviewViewer(os.path.join(logdir, f"{name}-r{rnd}.log"), args.duration, env,
+                                       browser=name == "ours-preview") \
+                    if name in ("ours-preview", "ours-preview-socket") else None
                 m = run_recorder(f"{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
+                if viewer is not None:
+                    m.update(viewer.result(flasher))
+                    if name == "ours-preview-socket":
+                        log(f"  socket viewer: {m.get('viewer_bytes')} bytes read, {m.get('viewer_error') or 'ok'}")
+                    else:
+                        log(f"  preview viewer: {m.get('viewer_presented')} frames presented, {m.get('viewer_dropped')} dropped "
+                            f"by the page; glass-to-glass {fmt(m.get('glass_to_glass_median_s'), '.3f')} s median "
+                            f"({m.get('glass_to_glass_s')})")
                 m.update(probe(out, env))
                 m["distinct_frames"] = distinct_frames(out, env)
                 if name in ("ours-rtmp", "ffmpeg-tee"):
@@ -327,6 +455,8 @@ def main():
     finally:
         if content is not None:
             stop_process(content, sig=signal.SIGTERM, grace=5)
+        if flasher is not None:
+            stop_process(flasher[0], sig=signal.SIGTERM, grace=5)
         if started_rig:
             run(["bash", os.path.join(ROOT, "scripts/rig.sh"), "stop"], timeout=60, env=env, check=False,
                 capture=False)
@@ -355,7 +485,27 @@ def main():
         log(f"replay buffer: CPU/s x{replay_ratios['cpu_per_s'] or float('nan'):.3f}, "
             f"peak RSS x{replay_ratios['peak_rss_mb'] or float('nan'):.3f} (ours-replay / ours)")
 
+    preview_ratios = {}
+    if "ours" in summary and "ours-preview-socket" in summary:
+        for k in ("cpu_per_s", "peak_rss_mb"):
+            a, b = summary["ours-preview-socket"][k], summary["ours"][k]
+            preview_ratios["socket_" + k] = a / b if a is not None and b else None
+        log(f"preview, socket viewer: CPU/s x{preview_ratios['socket_cpu_per_s'] or float('nan'):.3f}, "
+            f"peak RSS x{preview_ratios['socket_peak_rss_mb'] or float('nan'):.3f} (ours-preview-socket / ours), "
+            f"dropped {summary['ours-preview-socket']['dropped']} vs {summary['ours']['dropped']}")
+    if "ours" in summary and "ours-preview" in summary:
+        for k in ("cpu_per_s", "peak_rss_mb"):
+            a, b = summary["ours-preview"][k], summary["ours"][k]
+            preview_ratios[k] = a / b if a is not None and b else None
+        delays = [d for r in results if r["recorder"] == "ours-preview" for d in (r.get("glass_to_glass_s") or [])]
+        preview_ratios["glass_to_glass_median_s"] = sorted(delays)[len(delays) // 2] if delays else None
+        log(f"preview: CPU/s x{preview_ratios['cpu_per_s'] or float('nan'):.3f}, "
+            f"peak RSS x{preview_ratios['peak_rss_mb'] or float('nan'):.3f} (ours-preview / ours), "
+            f"dropped {summary['ours-preview']['dropped']} vs {summary['ours']['dropped']}, "
+            f"glass-to-glass median {fmt(preview_ratios['glass_to_glass_median_s'], '.3f')} s over {len(delays)} flashes")
+
     report = {
+        "ratios_preview_over_ours": preview_ratios,
         "ratios_replay_over_ours": replay_ratios,
         "config": {"rounds": args.rounds, "duration_s": args.duration, "fps": args.fps, "size": args.size,
                    "display": env.get("DISPLAY"), "recorders": recorders, "cpus": os.cpu_count(),

@@ -12,17 +12,26 @@ PKGS=(
   nginx-light libnginx-mod-rtmp
   procps psmisc python3
   time curl util-linux
+  chromium chromium-driver
 )
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Selenium (PyPI) drives Debian's Chromium in the preview tests (Tests/EndToEndTests/PreviewTests.swift).
+install_selenium() {
+  python3 -c 'import selenium' 2>/dev/null && return 0
+  echo "install-deps: pip install selenium"
+  python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
+}
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PKGS[@]} packages present"
+  install_selenium
   exit 0
 fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+install_selenium
 echo "install-deps: done"

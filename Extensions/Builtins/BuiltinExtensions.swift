@@ -1,12 +1,13 @@
 import FileUploadExtension
 import Foundation
+import PreviewExtension
 import RecordKit
 import RecordKitExtensions
 import ReplayBufferExtension
 import RTMPUploadExtension
 
 /// The extensions built into recordctl and recordd (`Extensions/FileUpload`,
-/// `Extensions/RTMPUpload`, `Extensions/ReplayBuffer`), each through its own manifest, run in-process. This list is the
+/// `Extensions/RTMPUpload`, `Extensions/ReplayBuffer`, `Extensions/Preview`), each through its own manifest, run in-process. This list is the
 /// one place that names a concrete handler: the service and the command line take every
 /// handler, built-in or not, from the catalog by name.
 public enum BuiltinExtensions {
@@ -24,6 +25,10 @@ public enum BuiltinExtensions {
         BuiltinExtension(manifestJSON: ReplayBufferManifest.json, target: ReplayBufferManifest.target,
                          input: ReplayBufferHandler(options: ReplayBufferOptions()).input) {
             setup throws(BroadcastError) in try ReplayBufferManifest.handler(setup: setup)
+        },
+        BuiltinExtension(manifestJSON: PreviewManifest.json, target: PreviewManifest.target,
+                         input: PreviewHandler(options: PreviewOptions()).input) {
+            setup throws(BroadcastError) in try PreviewManifest.handler(setup: setup)
         },
     ]
 

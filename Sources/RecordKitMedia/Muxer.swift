@@ -247,13 +247,13 @@ public final class Muxer: @unchecked Sendable {
         if createdFile { unlink(url) }
     }
 
-    private static func rescale(_ time: MediaTime, to timeBase: AVRational) -> Int64 {
+    static func rescale(_ time: MediaTime, to timeBase: AVRational) -> Int64 {
         av_rescale_q_rnd(time.value, AVRational(num: 1, den: time.timescale), timeBase,
                          AVRounding(rawValue: AV_ROUND_NEAR_INF.rawValue | AV_ROUND_PASS_MINMAX.rawValue))
     }
 
     /// Fills a new stream's parameters from `format`.
-    private static func configure(_ stream: UnsafeMutablePointer<AVStream>, with format: EncodedFormat) throws(MediaError) {
+    static func configure(_ stream: UnsafeMutablePointer<AVStream>, with format: EncodedFormat) throws(MediaError) {
         guard format.timescale > 0 else { throw MediaError("timescale \(format.timescale) is not positive") }
         let parameters = stream.pointee.codecpar!
         stream.pointee.time_base = AVRational(num: 1, den: format.timescale)

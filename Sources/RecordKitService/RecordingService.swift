@@ -86,7 +86,7 @@ public final class RecordingService: @unchecked Sendable {
         }
     }
 
-    private func locked<T>(_ body: () throws(ControlError) -> T) throws(ControlError) -> T {
+    func locked<T>(_ body: () throws(ControlError) -> T) throws(ControlError) -> T {
         commands.lock()
         defer { commands.unlock() }
         return try body()
@@ -111,6 +111,7 @@ public final class RecordingService: @unchecked Sendable {
             store.remove(id)
             throw error
         }
+        installControlHandler(on: session)
         let journal = SessionJournal(id: id, state: "starting", startedAt: Self.now(), pid: getpid(), handlers: session.handlers)
         try store.write(journal)
         let active = ActiveRecording(id: id, journal: journal, session: session)
@@ -135,7 +136,7 @@ public final class RecordingService: @unchecked Sendable {
 
     // MARK: Pause, resume
 
-    private func pause() throws(ControlError) -> ControlResult {
+    func pause() throws(ControlError) -> ControlResult {
         let active = try current()
         try active.session.pause()
         updateJournal(active, state: "paused")
@@ -144,7 +145,7 @@ public final class RecordingService: @unchecked Sendable {
         return r
     }
 
-    private func resume() throws(ControlError) -> ControlResult {
+    func resume() throws(ControlError) -> ControlResult {
         let active = try current()
         try active.session.resume()
         updateJournal(active, state: "recording")
@@ -155,7 +156,7 @@ public final class RecordingService: @unchecked Sendable {
 
     // MARK: Stop, discard
 
-    private func finish(discard: Bool) throws(ControlError) -> ControlResult {
+    func finish(discard: Bool) throws(ControlError) -> ControlResult {
         let active = try current()
         updateJournal(active, state: "finishing")
         let reports = discard ? active.session.discard() : active.session.stop()

@@ -39,6 +39,9 @@ struct ForegroundSession {
         }
         let startWarnings = session.status.warnings
         for warning in startWarnings { Console.error(warning) }
+        for url in session.status.handlers.compactMap({ $0.serviceInfo["url"] }) where url.hasPrefix("http://127.0.0.1:") {
+            Console.error("preview: \(url)")
+        }
 
         let live = Console.stderrIsTerminal ? LiveStatusLine(session: session) : nil
         live?.start()

@@ -63,6 +63,8 @@ struct RecordingOptions: ParsableArguments {
 
     @OptionGroup var replay: ReplayOptions
 
+    @OptionGroup var preview: PreviewFlagOptions
+
     @Option(name: .customLong("extension"),
             help: ArgumentHelp("Also feed the recording to this extension (repeatable; `recordctl extensions` lists them).", valueName: "NAME"))
     var extensions: [String] = []
@@ -116,6 +118,7 @@ struct RecordingOptions: ParsableArguments {
         sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
+            try preview.apply(to: &a)
             try a.check()
         } catch {
             Console.error(error.message)

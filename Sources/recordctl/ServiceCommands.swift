@@ -25,6 +25,10 @@ struct StartCommand: ParsableCommand {
         let result = try serviceRequest(.start, args: try recording.startArguments())
         for warning in result.warnings ?? [] { Console.error(warning) }
         Console.out(result.recordingId ?? "")
+        if recording.preview.enabled, let status = try? serviceRequest(.status, startIfNeeded: false).status,
+           let url = previewURL(in: status) {
+            Console.out("preview: \(url)")
+        }
     }
 }
 

@@ -11,7 +11,7 @@ struct DependencyRules {
     }
 
     /// The built-in upload handlers (`Extensions/`): nobody but the list of built-ins may name them.
-    static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension"]
+    static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension"]
     /// Platform and C modules the SDK must never see.
     static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims"]
 
@@ -27,7 +27,10 @@ struct DependencyRules {
         "FileUploadExtension": ["RecordKit", "RecordKitMedia"],
         "ReplayBufferExtension": ["RecordKit", "RecordKitMedia"],
         "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
-        "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension"],
+        // The preview's web server: FlyingFox (its product) and FlyingSocks (its socket layer).
+        "PreviewExtension": ["RecordKit", "RecordKitMedia", "FlyingFox", "FlyingSocks"],
+        "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
+                              "PreviewExtension"],
         "RecordKitService": ["RecordKit", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
         "recordctl": ["RecordKit", "RecordKitService", "RecordKitConfig", "ArgumentParser",
                       "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process

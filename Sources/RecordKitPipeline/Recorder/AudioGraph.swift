@@ -12,6 +12,8 @@ final class AudioGraph: @unchecked Sendable {
     /// Where a finished PCM block of each type goes (raw routes and encoder stages).
     private let sinks: [SampleBufferType: [@Sendable (SampleBuffer) -> Void]]
     private let mixedWanted: Bool
+    /// Each track's level, for meters.
+    let levels = AudioLevelMeter()
 
     /// Builds the graph for `tracks` (`.audioApp`, `.audioMic`); `sinks` says where blocks of each
     /// type (including `.audioMixed`) go.
@@ -45,6 +47,7 @@ final class AudioGraph: @unchecked Sendable {
     /// Places one captured chunk of `type` (called on PulseAudio's thread).
     func deliver(_ type: SampleBufferType, samples: UnsafeBufferPointer<Float>, frameCount: Int, captureNs: UInt64) {
         guard let assembler = assemblers[type], frameCount > 0 else { return }
+        levels.measure(type, samples: UnsafeBufferPointer(rebasing: samples[0..<min(samples.count, frameCount * 2)]), nowNs: captureNs)
         let durationNs = UInt64(frameCount) * 1_000_000_000 / 48_000
         guard let mapped = timeline.mapInterval(start: captureNs, duration: durationNs) else { return }
         let skip = min(frameCount, Int(mapped.skipNs * 48_000 / 1_000_000_000))

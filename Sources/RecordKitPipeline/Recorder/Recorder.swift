@@ -25,6 +25,8 @@ public final class Recorder: @unchecked Sendable {
     let control = DispatchQueue(label: "recordkit.recorder.control")
     let timeline: Timeline
     private let firstFrame = DispatchSemaphore(value: 0)
+    /// What handlers reach through ``BroadcastControlling`` (status, control requests).
+    let controlLink = RecordingControlLink()
 
     /// Everything status reads, under one lock; written on the control queue (and `startNs`
     /// by the first frame).
@@ -46,6 +48,7 @@ public final class Recorder: @unchecked Sendable {
         self.timeline = Timeline(quantumNs: 1_000_000_000 / UInt64(max(configuration.screen.framesPerSecond, 1)))
         self.registrations = handlers
         self.onEvent = onEvent
+        controlLink.attach(self)
     }
 
     /// The id of the recorded window (resolved from its name), when recording a window.
@@ -96,7 +99,8 @@ public final class Recorder: @unchecked Sendable {
             warn: { [weak self] in self?.warn($0) },
             onHandlerEnded: { [weak self] runner, error in self?.handlerEnded(runner, error) },
             onRouteFailed: { [weak self] route, message in self?.routeFailed(route, message) },
-            onHandlerState: { [weak self] runner, info in self?.handlerServiceState(runner, info) })
+            onHandlerState: { [weak self] runner, info in self?.handlerServiceState(runner, info) },
+            controlLink: controlLink)
         let graph = try builder.build()
         shared.withLock { $0.graph = graph }
 
@@ -250,6 +254,7 @@ public final class Recorder: @unchecked Sendable {
             capture.fps = wall > 0 && startNs > 0 ? Double(stats.captured) / max(wall, 0.001) : 0
             capture.audioTracks = graph.audioTracks.map(\.rawValue)
             capture.audioOffsetMs = graph.audioGraph.offsetsMs
+            capture.audioLevelsDb = graph.audioGraph.levels.levelsDb
             capture.damage = DamageStatus(statistics: stats, mode: configuration.screen.frameRateMode,
                                           conversions: graph.videoStages.reduce(0) { $0 + $1.conversions },
                                           convertedRows: graph.videoStages.reduce(0) { $0 + $1.convertedRows })

@@ -18,6 +18,9 @@ public struct CaptureStatus: Sendable, Codable {
     /// sit from where their capture timestamps (on the video's clock) put them, smoothed;
     /// positive means audio late. Offsets beyond 5 ms are corrected as they build up.
     public var audioOffsetMs: [String: Double] = [:]
+    /// Each audio track's current level in dBFS (RMS of the latest chunk, loud peaks held
+    /// 150 ms; -100 is silence), by type name: what a level meter shows. Nil before audio runs.
+    public var audioLevelsDb: [String: Double]?
     /// Damage-driven capture counters (grabs, conversions, damaged area); nil before capture starts.
     public var damage: DamageStatus?
 }

@@ -21,6 +21,8 @@ struct RecordingGraphBuilder {
     let onRouteFailed: @Sendable (SampleRoute, String) -> Void
     /// Called when a handler publishes a new `state` (``HandlerStateEvent``).
     var onHandlerState: (@Sendable (HandlerRunner, [String: String]) -> Void)? = nil
+    /// What handler contexts offer as ``BroadcastControlling``.
+    var controlLink: RecordingControlLink? = nil
 
     /// Opens and wires every part; throws without leaving anything running.
     func build() throws(RecorderError) -> RecordingGraph {
@@ -59,7 +61,8 @@ struct RecordingGraphBuilder {
                                        onServiceState: onHandlerState, onEnded: onHandlerEnded)
             var formats: [SampleBufferType: FormatDescription] = [:]
             for route in routes { formats[route.type] = encoders.formats[route] }
-            let context = HandlerContext(runner: runner, formats: formats, workingDirectory: registration.workingDirectory)
+            let context = HandlerContext(runner: runner, formats: formats, workingDirectory: registration.workingDirectory,
+                                         controlLink: controlLink)
             do {
                 try runner.start(setupInfo: registration.setupInfo, context: context)
                 runners.append(runner)

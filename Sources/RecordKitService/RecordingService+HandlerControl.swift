@@ -1,0 +1,23 @@
+import RecordKit
+
+extension RecordingService {
+    /// Lets the recording's handlers (the preview page's buttons, through
+    /// ``BroadcastControlling``) pause, resume, stop and discard it exactly as `recordctl`
+    /// does: the same serialized commands, journal and conclusion.
+    func installControlHandler(on session: RecordingSession) {
+        session.recorder.setControlHandler { [weak self] request, completion in
+            guard let self else { return completion(BroadcastError(.internalError, "the service is gone")) }
+            do throws(ControlError) {
+                switch request {
+                case .pause: _ = try locked { () throws(ControlError) in try pause() }
+                case .resume: _ = try locked { () throws(ControlError) in try resume() }
+                case .stop: _ = try locked { () throws(ControlError) in try finish(discard: false) }
+                case .discard: _ = try locked { () throws(ControlError) in try finish(discard: true) }
+                }
+                completion(nil)
+            } catch {
+                completion(BroadcastError(.invalidSetup, error.message))
+            }
+        }
+    }
+}

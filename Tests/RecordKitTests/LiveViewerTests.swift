@@ -1,0 +1,54 @@
+import XCTest
+@testable import PreviewExtension
+
+/// The preview's per-viewer queue (issue 9): a viewer that joins late starts at a key frame, and
+/// one that does not read is skipped forward to the next key frame instead of growing its queue;
+/// the recording's side (`offer`) never waits.
+final class LiveViewerTests: XCTestCase {
+    private func fragment(_ n: Int) -> [UInt8] { [UInt8(n % 256), UInt8(n / 256)] }
+
+    func testALateViewerGetsTheInitSegmentThenStartsAtAKeyFrame() async {
+        let feed = LiveFeed()
+        feed.start(initSegment: [0xFF])
+        guard let viewer = feed.addViewer() else { return XCTFail("a viewer after the init segment") }
+        feed.publish(fragment(1), isKeyFrame: false)  // joined mid-GOP: skipped
+        feed.publish(fragment(2), isKeyFrame: true)
+        feed.publish(fragment(3), isKeyFrame: false)
+        let first = await viewer.next()
+        let second = await viewer.next()
+        let third = await viewer.next()
+        XCTAssertEqual(first, [0xFF], "the init segment first")
+        XCTAssertEqual(second, fragment(2), "then the key frame")
+        XCTAssertEqual(third, fragment(3))
+        feed.end()
+        let afterEnd = await viewer.next()
+        XCTAssertNil(afterEnd, "nothing after the recording ended")
+    }
+
+    func testAViewerThatDoesNotReadIsSkippedToTheNextKeyFrameAndStaysBounded() async {
+        let viewer = LiveViewer(initSegment: [0xFF])
+        let start = Date()
+        for n in 0..<1000 { viewer.offer(fragment(n), isKeyFrame: n % 60 == 0) }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1, "offering never waits")
+        XCTAssertGreaterThan(viewer.skips, 0, "the unread viewer was skipped forward")
+        let initSegment = await viewer.next()
+        XCTAssertEqual(initSegment, [0xFF])
+        let resumed = await viewer.next()
+        guard let resumed else { return XCTFail("fragments after the skip") }
+        let index = Int(resumed[0]) + Int(resumed[1]) * 256
+        XCTAssertEqual(index % 60, 0, "after a skip the viewer restarts at a key frame (got fragment \(index))")
+        XCTAssertLessThan(viewer.queuedCount, LiveViewer.maxQueuedFragments, "the queue stays bounded")
+    }
+
+    func testTheTokenIs256RandomBitsComparedExactly() {
+        let a = PreviewToken.random(), b = PreviewToken.random()
+        XCTAssertEqual(a.text.count, 64)
+        XCTAssertNotEqual(a, b)
+        XCTAssertTrue(a.matches(a.text))
+        XCTAssertFalse(a.matches(nil))
+        XCTAssertFalse(a.matches(""))
+        XCTAssertFalse(a.matches(String(a.text.dropLast())))
+        XCTAssertFalse(a.matches(a.text + "0"))
+        XCTAssertFalse(a.matches(b.text))
+    }
+}
