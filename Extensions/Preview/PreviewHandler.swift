@@ -59,7 +59,12 @@ public final class PreviewHandler: BroadcastSampleHandler, @unchecked Sendable {
         do throws(MediaError) { writer = try FragmentedMP4Writer(streams: streams) } catch {
             throw BroadcastError(.internalError, "the live preview could not start: \(error.message)")
         }
-        let site = PreviewSite(mimeType: Self.mimeType(streams), control: context as? BroadcastControlling)
+        // Keep with trim points trims losslessly (MovieTrimmer: a remux, re-encoding only up to
+        // the first key frame after a cut between key frames).
+        let review = ReviewActions(trim: { input, start, end, output in
+            _ = try MovieTrimmer.trim(input: input, start: start, end: end, output: output)
+        })
+        let site = PreviewSite(mimeType: Self.mimeType(streams), control: context as? BroadcastControlling, reviewActions: review)
         site.feed.start(initSegment: writer.initSegment)
         let server = try PreviewServer(site: site, port: options.port)
         let port = try server.start()

@@ -40,7 +40,9 @@ struct ReviewActions: Sendable {
             return .failed("trim points \(start)...\(end) s are outside the movie (0...\(duration) s)")
         }
         let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).trim-\(getpid()).mp4")
+        // Same container as the movie (the trimmer writes what the extension names).
+        let ext = url.pathExtension.isEmpty ? "mp4" : url.pathExtension
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).trim-\(getpid()).\(ext)")
         do {
             try trim(url, start, end, temporary)
             guard rename(temporary.path, path) == 0 else {

@@ -156,6 +156,50 @@ final class PreviewTests: EndToEndTestCase {
         XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: service.sessionsDir)) ?? [], [], "no session directory left")
     }
 
+    /// The review test: trim points at 1.5 s and 4.0 s of a 6 s recording of a counter
+    /// window, set with the page's keys, then Keep: the kept movie lasts 2.5 s within one frame
+    /// and its first frame is the source's frame at 1.5 s (the counter says which).
+    func testReviewTrimsAtTheKeysPointsAndKeepsExactlyThatPart() throws {
+        let w = try window(size: (480, 360), color: 0x203040, extraArguments: ["--counter", "30"])
+        let output = path("trim-review.mp4")
+        let url = try startWithPreview(["--window", w.id, "--frame-rate-mode", "constant", "--no-mic", "--output", output])
+        Thread.sleep(forTimeInterval: 6.3)
+        try service.ok(["stop"])
+        // The page opened only now, as `recordctl review --open` opens it: straight into the review.
+        XCTAssertEqual(try service.ok(["review"]), url)
+        let browser = try openBrowser(url)
+        // The source's frame at 1.5 s, before Keep replaces the movie.
+        let times = try FFprobe.packetTimes(output, streamIndex: try XCTUnwrap(FFprobe.probe(output).video.first).index).sorted()
+        let counters = try FrameCounter.values(output)
+        let index = try XCTUnwrap(times.lastIndex { $0 <= 1.5 + 0.001 }, "\(times)")
+        let wanted = try XCTUnwrap(counters[index], "the source's counter at 1.5 s (frame \(index))")
+
+        XCTAssertNotNil(try browser.wait("const v = document.getElementById('video'); return window.rk.lastStatus && window.rk.lastStatus.preview.mode === 'review' && v.readyState >= 1 && v.duration > 5", timeout: 30),
+                        "the page is the review of the 6 s movie")
+        XCTAssertEqual(try browser.eval("return window.rk.lastStatus.preview.trimAvailable") as? Bool, true, "this build trims")
+        for (time, key) in [(1.5, "i"), (4.0, "o")] {
+            _ = try browser.eval("document.getElementById('video').currentTime = \(time); return true")
+            XCTAssertNotNil(try browser.wait("const v = document.getElementById('video'); return !v.seeking && Math.abs(v.currentTime - \(time)) < 0.01", timeout: 10), "seeked to \(time)")
+            _ = try browser.eval("document.dispatchEvent(new KeyboardEvent('keydown', {key: '\(key)'})); return true")
+        }
+        XCTAssertEqual(try browser.eval("return document.getElementById('trimText').textContent") as? String, "0:01.5 – 0:04.0 (2.50 s)")
+        try browser.click("keep")
+        var duration = 0.0
+        for _ in 0..<100 {
+            duration = (try? FFprobe.probe(output).video.first?.duration ?? 0) ?? 0
+            if duration > 0 && duration < 3 { break }
+            usleep(200_000)
+        }
+        XCTAssertEqual(duration, 2.5, accuracy: 1.0 / 30 + 0.002, "the kept movie lasts 2.5 s within one frame")
+        let kept = try FrameCounter.values(output)
+        verbose("source counter at 1.5 s: \(wanted); kept starts \(kept.prefix(3))")
+        XCTAssertEqual(kept.first ?? nil, wanted, "the kept movie starts with the source's frame at 1.5 s")
+        XCTAssertTrue(FrameCounter.irregularities(kept).isEmpty, "no frame repeated or lost inside: \(FrameCounter.irregularities(kept).prefix(5))")
+        let decode = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", output, "-map", "0", "-f", "null", "-"], timeout: 60)
+        XCTAssertEqual(decode.stderr.trimmingCharacters(in: .whitespacesAndNewlines), "", "the kept movie decodes without an error")
+        try saveScreenshot(browser, "preview-review-kept.png")
+    }
+
     // MARK: Who can see it
 
     /// Without the token, with a wrong one, for the WebSocket too: 403 and nothing else; no
