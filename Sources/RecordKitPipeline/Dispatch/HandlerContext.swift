@@ -22,6 +22,8 @@ final class HandlerContext: BroadcastContext, @unchecked Sendable {
 
     func publish(serviceInfo: [String: String]) { runner?.publish(serviceInfo) }
 
+    func publish(event: BroadcastEvent) { runner?.announce(event) }
+
     var isDiscarding: Bool { discarding.load(ordering: .acquiring) }
 
     /// Marks the recording as being discarded (before `broadcastFinished`).
