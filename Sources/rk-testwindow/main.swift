@@ -2,6 +2,7 @@
 //
 //   rk-testwindow [--size WxH] [--position X,Y] [--color RRGGBB] [--name NAME]
 //                 [--flash-every SECONDS] [--flash-color RRGGBB] [--square-every SECONDS]
+//                 [--counter RATE]
 //
 // Opens $DISPLAY, maps the window (with size hints so a window manager honours the position),
 // and once it is mapped and painted prints its id as `0x...` on stdout. Repaints on Expose and
@@ -11,6 +12,11 @@
 // changes only a 32x32 square at (16,16) inside the window every SECONDS, alternating between
 // --flash-color and black, and prints `square <n> <CLOCK_MONOTONIC seconds>` for each change
 // (damage-driven capture tests: a mostly still window).
+// With --counter RATE the top half of the window shows a frame counter n (n = 0, 1, 2, ... from
+// the moment the id is printed, one step every 1/RATE s) as 16 equal cells side by side, most
+// significant bit left, white for 1 and black for 0; the bottom half keeps --color. It prints
+// `counter start <CLOCK_MONOTONIC seconds> rate <RATE>` once: n is shown from start + n/RATE.
+// Tests read it back from every decoded frame (no frame lost or repeated at a cut or a join).
 // If a window manager places the window elsewhere, it is moved back before its id is printed.
 // Exit codes: 64 bad arguments, 69 display unavailable, 70 window could not be placed.
 import CX11
@@ -26,6 +32,7 @@ struct Options: Sendable {
     var name = "rk-testwindow"
     var flashEvery: Double? = nil
     var squareEvery: Double? = nil
+    var counterRate: Double? = nil
 }
 
 func writeOut(_ s: String) {
@@ -98,8 +105,12 @@ func parseOptions() -> Options {
             let v = value(a)
             guard let s = Double(v), s >= 0.1 else { fail("--square-every wants SECONDS >= 0.1, got \(v)", code: 64) }
             o.squareEvery = s
+        case "--counter":
+            let v = value(a)
+            guard let r = Double(v), r > 0, r <= 240 else { fail("--counter wants a RATE in 0<RATE<=240 steps per second, got \(v)", code: 64) }
+            o.counterRate = r
         case "-h", "--help":
-            writeOut("usage: rk-testwindow [--size WxH] [--position X,Y] [--color RRGGBB] [--name NAME] [--flash-every SECONDS] [--flash-color RRGGBB] [--square-every SECONDS]\n")
+            writeOut("usage: rk-testwindow [--size WxH] [--position X,Y] [--color RRGGBB] [--name NAME] [--flash-every SECONDS] [--flash-color RRGGBB] [--square-every SECONDS] [--counter RATE]\n")
             exit(0)
         default:
             fail("unknown argument \(a) (see --help)", code: 64)
@@ -209,6 +220,20 @@ func run(_ opts: Options) -> Never {
     var nextSquare = Double.infinity
     var squareCount = 0
     let blackPixel = allocPixel(0x000000)
+    let whitePixel = allocPixel(0xFFFFFF)
+    var counterStart = Double.infinity
+    var counterShown = -1
+    /// Draws counter value `n` into the top half: 16 cells, most significant bit left.
+    func paintCounter(_ n: Int) {
+        let cells = 16
+        let band = height / 2
+        for i in 0..<cells {
+            let x0 = Int32(Int(width) * i / cells), x1 = Int32(Int(width) * (i + 1) / cells)
+            let bit = (n >> (cells - 1 - i)) & 1
+            XSetForeground(dpy, gc, bit == 1 ? whitePixel : blackPixel)
+            XFillRectangle(dpy, window, gc, x0, 0, UInt32(x1 - x0), band)
+        }
+    }
 
     while true {
         while XPending(dpy) > 0 {
@@ -223,6 +248,7 @@ func run(_ opts: Options) -> Never {
             case Expose:
                 if ev.xexpose.count == 0 {
                     paint(flashing ? flashPixel : pixel)
+                    if counterShown >= 0 { paintCounter(counterShown) }
                     if mapped && !announced && placeCheck == .infinity { placeCheck = monotonicNow() }
                 }
             default:
@@ -243,6 +269,13 @@ func run(_ opts: Options) -> Never {
                 writeOut("0x" + String(window, radix: 16) + "\n")
                 if let every = opts.flashEvery { nextFlash = monotonicNow() + every }
                 if let every = opts.squareEvery { nextSquare = monotonicNow() + every }
+                if let rate = opts.counterRate {
+                    counterStart = monotonicNow()
+                    counterShown = 0
+                    paintCounter(0)
+                    XSync(dpy, False)
+                    writeOut("counter start \(formatTime(counterStart)) rate \(rate)\n")
+                }
             } else {
                 writeErr("window placed at \(x),\(y), moving it to \(opts.x),\(opts.y)")
                 XMoveWindow(dpy, window, opts.x, opts.y)
@@ -276,8 +309,17 @@ func run(_ opts: Options) -> Never {
             nextSquare += every
             if nextSquare < t { nextSquare = t + every }
         }
+        var nextCount = Double.infinity
+        if let rate = opts.counterRate, counterStart.isFinite {
+            let due = Int(((now - counterStart) * rate).rounded(.down))
+            if due != counterShown {
+                counterShown = due
+                paintCounter(due)
+            }
+            nextCount = counterStart + Double(due + 1) / rate
+        }
         XFlush(dpy)
-        let deadline = min(flashing ? flashEnd : nextFlash, nextSquare, placeCheck, now + 1.0)
+        let deadline = min(flashing ? flashEnd : nextFlash, nextSquare, placeCheck, nextCount, now + 1.0)
         let timeoutMs = Int32(max(0, min(1000, (deadline - monotonicNow()) * 1000)).rounded(.up))
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         _ = poll(&pfd, 1, timeoutMs)

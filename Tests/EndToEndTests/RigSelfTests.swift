@@ -47,6 +47,30 @@ final class RigSelfTests: EndToEndTestCase {
         }
     }
 
+    /// The counter window, recorded by FFmpeg at the counter's own rate, reads back as a run of
+    /// increasing numbers (what split and trim tests rely on to find lost or repeated frames).
+    func testCounterWindowReadsBackFromAnFFmpegRecording() throws {
+        let w = try window(size: (320, 240), position: (1000, 100), color: 0x3366CC, extraArguments: ["--counter", "30"])
+        XCTAssertTrue(w.process.stdoutSoFar.contains("counter start "), w.process.stdoutSoFar)
+        let out = path("counter.mkv")
+        let r = try ProcessRunner.run("ffmpeg", [
+            "-nostdin", "-hide_banner", "-loglevel", "error",
+            "-f", "x11grab", "-draw_mouse", "0", "-framerate", "30", "-video_size", "320x240",
+            "-i", "\(rig.display)+\(w.rect.x),\(w.rect.y)", "-t", "2",
+            "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", out,
+        ], timeout: 60)
+        XCTAssertEqual(r.exitCode, 0, "\(r)")
+        let values = try FrameCounter.values(out)
+        XCTAssertGreaterThanOrEqual(values.count, 50, "frames: \(values.count)")
+        let readable = values.compactMap { $0 }
+        XCTAssertGreaterThanOrEqual(Double(readable.count), 0.95 * Double(values.count), "readable counters: \(values)")
+        XCTAssertGreaterThan(readable.first ?? 0, 0, "the counter had started before the recording: \(values)")
+        // x11grab may take a tick twice or miss one on a loaded machine; mostly it steps by one.
+        let steps = zip(readable, readable.dropFirst()).map { $1 - $0 }
+        XCTAssertGreaterThanOrEqual(Double(steps.filter { $0 == 1 }.count), 0.8 * Double(steps.count), "steps: \(steps)")
+        XCTAssertTrue(steps.allSatisfy { $0 >= 0 && $0 <= 5 }, "the counter never goes back or jumps: \(steps)")
+    }
+
     /// FFmpeg records the window and both sinks; the helpers must see exactly what it recorded.
     func testHelpersAgainstAnFFmpegRecording() throws {
         let w = try window(size: (640, 480), position: (100, 100), color: 0x3366CC)

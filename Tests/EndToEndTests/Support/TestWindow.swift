@@ -32,7 +32,8 @@ final class TestWindow: @unchecked Sendable {
         // The window manager may still be settling (reparenting, stacking): wait until the
         // window really is where it was asked to be and shows its colour.
         let deadline = Date().addingTimeInterval(timeout)
-        let flashes = extraArguments.contains("--flash-every")  // its colour changes: check geometry only
+        // Its colour changes (flashes, or the counter's top half): check geometry only.
+        let flashes = extraArguments.contains("--flash-every") || extraArguments.contains("--counter")
         var lastError = ""
         while Date() < deadline {
             do {
