@@ -114,6 +114,9 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
             split(at: sampleBuffer.presentationTime.nanoseconds)
         }
         if type != .video, let closing, closing.awaitingAudio.contains(type), let cut = closing.cutNs {
+            // Each packet goes, whole, to the part its first sample belongs to: the closed part
+            // ends its audio with the packet that spans the cut, the next part starts with the
+            // one after, at its own time (an edit list in MP4): every sample once, in place.
             if sampleBuffer.presentationTime.nanoseconds < cut {
                 do throws(BroadcastError) { try closing.write(sampleBuffer) } catch { fail(error) }
                 return
