@@ -56,26 +56,35 @@ extension FileUploadHandler {
         let waiting = pendingSplits
         pendingSplits = []
         if let closing { handOff(closing) }
+        let directory = context?.workingDirectory
         let next: FilePart
         do throws(BroadcastError) {
             if old.number == 1 {
                 try OutputPathCheck(path: PartNaming.path(for: outputPath, part: 1), overwrite: options.overwrite, createDirectory: false).run()
             }
+            old.cutNs = cutNs
+            // The closed part's own note first, then the next part's takes over the main one:
+            // a crash in between finds the closed part's working file through both notes, and
+            // the first delivery moves it (the second then finds nothing).
+            if directory != nil {
+                old.noteName = RecoveryNote.partFileName(old.number)
+                refreshNote(for: old)
+            }
             next = try openPart(old.number + 1, originNs: cutNs)
         } catch {
+            if let directory, old.noteName != RecoveryNote.fileName, let name = old.noteName {
+                RecoveryNote.remove(from: directory, name: name)
+                old.noteName = RecoveryNote.fileName
+            }
+            old.cutNs = nil
+            refreshNote(for: old)  // the main note names the part still being written
             autoSplit = false
             for completion in waiting { completion(.failure(error)) }
             context?.publish(serviceInfo: ["lastError": "not split: " + error.message])
             return
         }
-        old.cutNs = cutNs
         old.completions = waiting
         old.awaitingAudio = Set(streams.map(\.0).filter { $0 != .video })
-        if context?.workingDirectory != nil {
-            old.noteName = RecoveryNote.partFileName(old.number)
-            refreshNote(for: old)
-            refreshNote(for: next)  // replaces the first note's claim on the part now closed
-        }
         current = next
         closing = old
         context?.publish(serviceInfo: ["path": destination(of: next), "parts": String(next.number)])

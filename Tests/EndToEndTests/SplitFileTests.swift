@@ -198,6 +198,25 @@ final class SplitFileTests: EndToEndTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: service.sessionsDir), [], "session directory cleaned")
     }
 
+    /// A split whose next part's name is taken (without `--overwrite`) is refused with exit 73
+    /// and says why; the recording goes on in its one file, which `stop` delivers under its own
+    /// name; the file in the way is untouched.
+    func testSplitIntoATakenNameIsRefusedAndTheRecordingGoesOn() throws {
+        let file = path("taken.mp4")
+        let inTheWay = path("taken-002.mp4")
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: inTheWay))
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", "320x240+0+0", "--output", file])
+        Thread.sleep(forTimeInterval: 3)
+        let r = try service.ctl(["split"], timeout: 90)
+        XCTAssertEqual(r.exitCode, 73, "\(r)")
+        XCTAssertTrue(r.stderr.contains(inTheWay), "the message names the file in the way: \(r.stderr)")
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertEqual(try service.ok(["stop"]), file, "the recording went on in its one file")
+        XCTAssertGreaterThanOrEqual(try FFprobe.probe(file).video.first?.duration ?? 0, 4.0, "the whole recording")
+        XCTAssertEqual(try String(contentsOfFile: inTheWay, encoding: .utf8), "keep me")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("taken-001.mp4")))
+    }
+
     // MARK: Helpers
 
     private func region(_ w: TestWindow) -> String { "\(w.rect.width)x\(w.rect.height)+\(w.rect.x)+\(w.rect.y)" }
