@@ -217,6 +217,39 @@ final class SplitFileTests: EndToEndTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("taken-001.mp4")))
     }
 
+    /// `recordctl record --split-every 2 --duration 5` (no service, no working directory): each
+    /// part's path on stdout as it is finalized, the last at the end; every part plays.
+    func testForegroundRecordPrintsEveryPart() throws {
+        let rc = try Recordctl(rig)
+        let file = path("fg.mp4")
+        let r = try rc.record(["--frame-rate-mode", "constant", "--region", "320x240+0+0", "--duration", "5",
+                               "--split-every", "2", "--output", file], timeout: 90)
+        XCTAssertEqual(r.exitCode, Recordctl.Exit.ok, "\(r)")
+        let printed = r.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        XCTAssertEqual(printed, [path("fg-001.mp4"), path("fg-002.mp4"), path("fg-003.mp4")], "\(r)")
+        for part in printed {
+            XCTAssertEqual(try FFprobe.probe(part).video.count, 1, "\(part) plays")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file))
+    }
+
+    /// An unsplit Matroska recording killed with `kill -9` after a marker: the recovered file
+    /// keeps the marker as its chapter (Matroska: exactly the markers).
+    func testKilledMatroskaRecordingKeepsItsChapter() throws {
+        let file = path("killed.mkv")
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", "320x240+0+0", "--output", file])
+        Thread.sleep(forTimeInterval: 2)
+        try service.ok(["mark", "Here"])
+        Thread.sleep(forTimeInterval: 2)
+        let pid = try XCTUnwrap(try service.pid())
+        XCTAssertEqual(kill(pid, SIGKILL), 0)
+        for _ in 0..<50 where kill(pid, 0) == 0 { usleep(100_000) }
+        let status = try service.ok(["status"])
+        XCTAssertTrue(status.contains(file), "status reports the recovered file: \(status)")
+        XCTAssertGreaterThanOrEqual(try FFprobe.probe(file).video.first?.duration ?? 0, 2.0)
+        XCTAssertEqual(chapterTitles(file), ["Here"], "the recovered file keeps the marker")
+    }
+
     // MARK: Helpers
 
     private func region(_ w: TestWindow) -> String { "\(w.rect.width)x\(w.rect.height)+\(w.rect.x)+\(w.rect.y)" }
