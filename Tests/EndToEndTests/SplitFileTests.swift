@@ -250,6 +250,32 @@ final class SplitFileTests: EndToEndTestCase {
         XCTAssertEqual(chapterTitles(file), ["Here"], "the recovered file keeps the marker")
     }
 
+    /// `split` asked while paused waits for the recording to go on and splits at its next key
+    /// frame; neither part holds the paused time.
+    func testSplitWhilePausedHappensAfterResume() throws {
+        let file = path("paused.mp4")
+        let started = Date()
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", "320x240+0+0", "--output", file])
+        Thread.sleep(forTimeInterval: 3)
+        try service.ok(["pause"])
+        let split = try RunningProcess(service.recordctl, ["split"], environment: service.environment)
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("paused-001.mp4")), "no split while paused")
+        try service.ok(["resume"])
+        let r = split.wait(timeout: 60, grace: 1)
+        XCTAssertEqual(r.exitCode, 0, "\(r)")
+        XCTAssertEqual(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines), path("paused-001.mp4"))
+        Thread.sleep(forTimeInterval: 2)
+        let recorded = (try recorderStatus()["recordedSeconds"] as? Double) ?? -1
+        XCTAssertEqual(try service.ok(["stop"]), path("paused-002.mp4"))
+        let first = try FFprobe.probe(path("paused-001.mp4")).video.first?.duration ?? 0
+        let second = try FFprobe.probe(path("paused-002.mp4")).video.first?.duration ?? 0
+        verbose("parts: \(first) s + \(second) s; recorded \(recorded) s")
+        XCTAssertGreaterThanOrEqual(first, 2.9, "the first part: the 3 s before the pause and up to the next key frame")
+        XCTAssertEqual(first + second, recorded, accuracy: 0.6, "the parts hold the recorded time, not the 3 s of pause")
+        XCTAssertLessThan(recorded, Date().timeIntervalSince(started) - 2.5, "the pause was cut from the recording")
+    }
+
     // MARK: Helpers
 
     private func region(_ w: TestWindow) -> String { "\(w.rect.width)x\(w.rect.height)+\(w.rect.x)+\(w.rect.y)" }
