@@ -30,7 +30,9 @@ back what the rig's nginx-rtmp recorded:
                 -f tee "[select=...]B.mp4|[f=flv:select=\'v:0,a:0\']rtmp://..."
 
 and --start-latency N, which times N `recordctl start` calls against a running service (each
-followed by a discard) and prints the distribution, and what starting the service adds.
+followed by a discard or, every other one, a stop) and prints the distribution, what starting
+the service adds, and when the file's first frame was captured against the moment the command
+was issued (read from a counter window that steps every 5 ms).
 
   scripts/benchmark.py                      # 2 rounds x 30 s, both recorders
   scripts/benchmark.py --recorders ours,ours-rtmp,ffmpeg,ffmpeg-tee
@@ -78,25 +80,40 @@ def probe(path, env):
             "video_mbps": int(v["bit_rate"]) / 1e6 if v.get("bit_rate") not in (None, "N/A") else None}
 
 
+# FFmpeg's colour conversion at recordctl's settings: BT.709 limited range, bilinear (no
+# resizing), tagged as such. FFmpeg's own default (BT.601, bicubic, untagged) is other settings:
+# on saturated test patterns BT.709 costs ~10 % more bits (docs/ENCODING.md), so a size or CPU
+# ratio against the default would compare different work.
+FFMPEG_COLOUR = ["-vf", "scale=flags=bilinear:out_color_matrix=bt709:out_range=tv,format=yuv420p",
+                 "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"]
+
+
 def recorder_command(name, args, env, out, progress, rtmp):
     """The command line of one recorder (see the module docstring)."""
     if name in ("ours", "ours-rtmp", "ours-replay"):
-        cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps), "--output", out]
+        # Constant frame rate: x264 then runs with FFmpeg's options (look-ahead, B-frames, mbtree);
+        # variable frame rate, recordctl's default, encodes with low delay (docs/ENCODING.md).
+        cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
+               "--frame-rate-mode", "constant", "--output", out]
         if name == "ours-replay":
             return cmd + ["--replay-buffer", "30"]
         return cmd + (["--rtmp", rtmp] if name == "ours-rtmp" else [])
     grab_in = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-progress", progress,
                "-f", "x11grab", "-framerate", str(args.fps), "-video_size", args.size, "-i", env["DISPLAY"],
-               "-f", "pulse", "-i", "app_sink.monitor", "-f", "pulse", "-i", "mic_sink.monitor",
-               "-map", "0", "-map", "1", "-map", "2"]
+               "-f", "pulse", "-i", "app_sink.monitor", "-f", "pulse", "-i", "mic_sink.monitor"]
     if name == "ffmpeg":
-        return grab_in + ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
-                          "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
-    # ffmpeg-tee: one encode for the file and the stream, the settings of recordctl's stream.
-    return grab_in + ["-c:v", "libx264", "-preset", "veryfast", "-b:v", "6M", "-maxrate", "6M", "-bufsize", "6M",
-                      "-g", str(2 * args.fps), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "160k",
-                      "-flags", "+global_header", "-t", str(args.duration), "-f", "tee",
-                      f"[f=mp4]{out}|[f=flv:select=\\'v:0,a:0\\':onfail=ignore]{rtmp}"]
+        return grab_in + ["-map", "0", "-map", "1", "-map", "2",
+                          "-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-g", str(2 * args.fps),
+                          *FFMPEG_COLOUR, "-c:a", "aac", "-b:a", "160k", "-t", str(args.duration), out]
+    # ffmpeg-tee: one encode for the file and the stream, the settings of recordctl's stream, and
+    # the same outputs: the file keeps app and mic apart, the stream carries them mixed (amix
+    # without normalisation, as recordctl's mixer sums them), so both encode three AAC tracks.
+    return grab_in + ["-filter_complex", "[1:a][2:a]amix=inputs=2:normalize=0[mix]",
+                     "-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "[mix]",
+                     "-c:v", "libx264", "-preset", "veryfast", "-b:v", "6M", "-maxrate", "6M", "-bufsize", "6M",
+                     "-g", str(2 * args.fps), *FFMPEG_COLOUR, "-c:a", "aac", "-b:a", "160k",
+                     "-flags", "+global_header", "-t", str(args.duration), "-f", "tee",
+                     f"[f=mp4:select=\\'v:0,a:0,a:1\\']{out}|[f=flv:select=\\'v:0,a:2\\':onfail=ignore]{rtmp}"]
 
 
 def server_probe(env, key):
@@ -130,10 +147,10 @@ def side_by_side(args, env, out_dir):
         a = os.path.join(out_dir, "side-ours.mp4")
         b = os.path.join(out_dir, "side-ffmpeg.mp4")
         ours = [args.recordctl, "record", "--duration", str(args.side_by_side), "--region", region, "--no-mic",
-                "--no-app-audio", "--crf", "23", "--preset", "veryfast", "--keyframe-interval", "2", "--output", a, "--overwrite"]
+                "--no-app-audio", "--frame-rate-mode", "constant", "--crf", "23", "--preset", "veryfast", "--keyframe-interval", "2", "--output", a, "--overwrite"]
         ff = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "x11grab", "-framerate", str(args.fps),
               "-video_size", size, "-i", env["DISPLAY"] + offset, "-c:v", "libx264", "-preset", "veryfast", "-crf", "23",
-              "-g", str(2 * args.fps), "-pix_fmt", "yuv420p", "-t", str(args.side_by_side), b]
+              "-g", str(2 * args.fps), *FFMPEG_COLOUR, "-t", str(args.side_by_side), b]
         procs = []
         for cmd in ([ours, ff] if first == "ours" else [ff, ours]):
             procs.append(subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -154,30 +171,78 @@ def side_by_side(args, env, out_dir):
     return {"runs": runs}
 
 
+def counter_value(path, env, band):
+    """The frame counter (rk-testwindow --counter) in the first decoded frame of `path`, or None."""
+    x, y, w, h = band
+    cw, ch = 16 * 8, 8
+    r = subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-frames:v", "1",
+                        "-vf", f"crop={w}:{h}:{x}:{y},scale={cw}:{ch}:flags=area,format=gray",
+                        "-f", "rawvideo", "-pix_fmt", "gray", "-"], capture_output=True, timeout=60, env=env)
+    data = r.stdout
+    if len(data) < cw * ch:
+        return None
+    n = 0
+    for i in range(16):
+        v = data[4 * cw + 8 * i + 4]
+        if 60 < v < 195:
+            return None
+        n = n << 1 | (1 if v >= 128 else 0)
+    return n
+
+
 def start_latency(args, env, out_dir):
-    """Times `recordctl start` (to its return) N times with recordd running, discarding each
-    recording; and once with no service (recordctl starts it)."""
+    """Times `recordctl start` (to its return) N times with recordd running, and measures when
+    the file's first frame was captured against the moment the command was issued: a window
+    shows a counter that steps every 5 ms (rk-testwindow --counter 200), the recording is of
+    the whole screen, and the first frame's counter says when it was captured. Every other
+    start is stopped (its file read), the others discarded; one start with no service first."""
     runtime = f"/tmp/rk-bench-{os.getpid()}"
     os.makedirs(runtime, mode=0o700, exist_ok=True)
     senv = {**env, "XDG_RUNTIME_DIR": runtime, "XDG_STATE_HOME": os.path.join(out_dir, "state")}
     out = os.path.join(out_dir, "start-latency.mp4")
     ctl = args.recordctl
+    testwindow = os.path.join(os.path.dirname(ctl), "rk-testwindow")
+    rate = 200.0
+    win_x, win_y, win_w, win_h = 40, 40, 320, 64
+    window = subprocess.Popen([testwindow, "--size", f"{win_w}x{win_h}", "--position", f"{win_x},{win_y}",
+                               "--counter", str(int(rate)), "--name", "rk-bench-counter"],
+                              stdout=subprocess.PIPE, text=True, env=env)
+    counter_start = None
+    deadline = time.monotonic() + 15
+    while counter_start is None and time.monotonic() < deadline:
+        line = window.stdout.readline()
+        if line.startswith("counter start "):
+            counter_start = float(line.split()[2])
+    if counter_start is None:
+        window.kill()
+        die("rk-testwindow --counter did not start")
+    time.sleep(0.5)
 
-    def timed_start():
-        t0 = time.monotonic()
+    def timed_start(keep):
+        t0 = time.monotonic()  # CLOCK_MONOTONIC, the clock rk-testwindow prints
         run([ctl, "start", "--output", out, "--overwrite"], timeout=60, env=senv)
         ms = (time.monotonic() - t0) * 1000
-        run([ctl, "discard"], timeout=60, env=senv)
-        return ms
+        if not keep:
+            run([ctl, "discard"], timeout=60, env=senv)
+            return ms, None
+        time.sleep(0.7)
+        run([ctl, "stop"], timeout=60, env=senv)
+        n = counter_value(out, env, (win_x, win_y, win_w, win_h // 2))
+        first = None if n is None else (counter_start + n / rate - t0) * 1000
+        return ms, first
 
     try:
-        cold = timed_start()
-        samples = [timed_start() for _ in range(args.start_latency)]
+        cold, cold_first = timed_start(True)
+        pairs = [timed_start(i % 2 == 0) for i in range(args.start_latency)]
     finally:
         run([ctl, "service", "stop"], timeout=30, env=senv, check=False)
+        window.kill()
+    samples = [ms for ms, _ in pairs]
+    firsts = sorted(f for _, f in pairs if f is not None)
     xs = sorted(samples)
     return {"n": len(xs), "min": xs[0], "median": xs[len(xs) // 2], "p90": xs[min(len(xs) - 1, int(len(xs) * 0.9))],
-            "max": xs[-1], "all": samples, "cold_ms": cold}
+            "max": xs[-1], "all": samples, "cold_ms": cold, "cold_first_frame_ms": cold_first,
+            "first_frame_ms": firsts, "first_frame_unreadable": sum(1 for i, (_, f) in enumerate(pairs) if i % 2 == 0 and f is None)}
 
 
 def main():
@@ -332,7 +397,13 @@ def main():
         print(f"\nrecordctl start with the service running, {latency['n']} starts (ms): "
               f"min {latency['min']:.0f}, median {latency['median']:.0f}, p90 {latency['p90']:.0f}, max {latency['max']:.0f}; "
               f"all: {' '.join(f'{x:.0f}' for x in latency['all'])}")
-        print(f"first start, service not running (includes starting recordd): {latency['cold_ms']:.0f} ms")
+        print(f"first start, service not running (includes starting recordd): {latency['cold_ms']:.0f} ms"
+              f" (its first frame captured {fmt(latency['cold_first_frame_ms'], '.0f')} ms after the command)")
+        ff = latency["first_frame_ms"]
+        if ff:
+            print(f"first frame in the file, captured after the command was issued, {len(ff)} starts (ms): "
+                  f"min {ff[0]:.0f}, median {ff[len(ff) // 2]:.0f}, max {ff[-1]:.0f}; all: {' '.join(f'{x:.0f}' for x in ff)}"
+                  + (f"; {latency['first_frame_unreadable']} unreadable" if latency["first_frame_unreadable"] else ""))
     return 0 if all(s["failed_runs"] == 0 for s in summary.values()) else 1
 
 

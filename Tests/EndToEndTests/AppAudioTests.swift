@@ -66,6 +66,30 @@ final class AppAudioTests: EndToEndTestCase {
         }
     }
 
+    /// An application that plays two streams at once (two clients under one application name,
+    /// as a browser with two tabs) is recorded whole: both tones, at their own levels.
+    func testAnApplicationsTwoStreamsAreBothRecorded() throws {
+        let rc = try Recordctl(rig)
+        let name = "rk-tone-two-\(getpid())"
+        _ = try player(name, toneA)
+        _ = try player(name, toneB)
+        var listing = ""
+        for _ in 0..<50 {
+            listing = try ProcessRunner.run(rc.path, ["audio-sources"], environment: rig.environment, timeout: 20).stdout
+            if listing.split(separator: "\n").filter({ $0.trimmingCharacters(in: .whitespaces).hasPrefix(name + "\t") }).count >= 2 { break }
+            usleep(100_000)
+        }
+        let out = path("two-streams.mkv")
+        let r = try rc.record(["--app-audio-from", name, "--no-mic", "--duration", "4", "--format", "mkv", "--output", out], timeout: 60)
+        XCTAssertEqual(r.exitCode, 0, "\(r)")
+        let report = try ToneAnalyzer.analyze(out, audioStream: 0, candidates: [toneA, toneB, rig.appToneHz], start: 0.5, duration: 3)
+        verbose("two streams: \(report)")
+        let a = report.power[toneA] ?? 0, b = report.power[toneB] ?? 0, sink = max(report.power[rig.appToneHz] ?? 0, 1e-12)
+        XCTAssertGreaterThan(10 * log10(a / sink), 20, "the first stream is in the track, the sink's other sound is not: \(report) (\(listing))")
+        XCTAssertGreaterThan(10 * log10(b / sink), 20, "the second stream is in the track too: \(report) (\(listing))")
+        XCTAssertLessThan(abs(10 * log10(a / max(b, 1e-12))), 6, "both at their level, summed: \(report)")
+    }
+
     func testAnApplicationThatPlaysNothingRecordsSilence() throws {
         let rc = try Recordctl(rig)
         let out = path("silent-app.mkv")

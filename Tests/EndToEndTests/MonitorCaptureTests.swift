@@ -52,6 +52,37 @@ final class MonitorCaptureTests: EndToEndTestCase {
         XCTAssertEqual(try FFprobe.probe(byIndex).video.first?.width, half)
     }
 
+    /// The recorded monitor moves (RandR geometry changed mid-recording): the recording follows
+    /// it, at the size it started with.
+    func testTheRecordingFollowsTheMonitorWhenItMoves() throws {
+        let size = "640/169x480/127"
+        let set = { (x: Int, y: Int) throws -> ProcessResult in try self.xrandr(["--setmonitor", "rk-moving", "\(size)+\(x)+\(y)", "none"]) }
+        XCTAssertEqual(try set(0, 0).exitCode, 0)
+        addTeardownBlock { [rig] in
+            _ = try? ProcessRunner.run("xrandr", ["--delmonitor", "rk-moving"], environment: rig!.environment, timeout: 20)
+        }
+        // A red window where the monitor is first, a green one where it goes.
+        let before = try window(size: (300, 200), position: (100, 100), color: 0xCC2222)
+        let after = try window(size: (300, 200), position: (1100, 500), color: 0x22CC22)
+        let rc = try Recordctl(rig)
+        let out = path("moving-monitor.mp4")
+        let recording = try rc.start(["--monitor", "rk-moving", "--duration", "6", "--no-mic", "--no-app-audio", "--output", out])
+        Thread.sleep(forTimeInterval: 2.5)
+        // Xvfb refuses --setmonitor on an existing name: the move is a delete and a set.
+        XCTAssertEqual(try xrandr(["--delmonitor", "rk-moving"]).exitCode, 0)
+        XCTAssertEqual(try set(1000, 400).exitCode, 0, "move the monitor")
+        let result = recording.wait(timeout: 60)
+        XCTAssertEqual(result.exitCode, 0, "\(result)")
+        let probe = try FFprobe.probe(out)
+        let v = try XCTUnwrap(probe.video.first, "\(probe)")
+        XCTAssertEqual(v.width, 640, "\(probe)"); XCTAssertEqual(v.height, 480, "\(probe)")
+        // The window at monitor coordinates (100,100)-(400,300): red before the move, green after
+        // it (looked up once a second, so 2 s after the move is safely past it).
+        let spot = PixelRect(x: 130, y: 130, width: 240, height: 140)
+        assertColour(try FrameSampler.frame(out, at: 1), spot, is: before.rgb, "before the move, the monitor's first place")
+        assertColour(try FrameSampler.frame(out, at: 5), spot, is: after.rgb, "after the move, the monitor's new place")
+    }
+
     func testUnknownMonitorIsABadArgumentThatListsTheMonitors() throws {
         let rc = try Recordctl(rig)
         let r = try rc.record(["--monitor", "no-such-monitor", "--duration", "1", "--output", path("x.mp4")], timeout: 30)

@@ -31,6 +31,7 @@ final class RTMPTests: EndToEndTestCase {
         let recordings = waitForRecordings(of: key, in: recordDir, count: 1)
         XCTAssertEqual(recordings.count, 1, "one publish, one server recording: \(recordings)")
         let flv = try XCTUnwrap(recordings.first)
+        try? FileManager.default.copyItem(atPath: flv, toPath: path("server.flv"))  // kept if the test fails
         let probe = try FFprobe.probe(flv)
         verbose("server recording: \(probe)")
         XCTAssertTrue(probe.formatName.contains("flv"), "\(probe)")

@@ -383,6 +383,30 @@ final class AudioCaptureTests: XCTestCase {
         XCTAssertEqual([left[0], left[1024], left[2048]], [0.5, 0.75, 0.25])
     }
 
+    /// Whatever the interleaving of two in-order tracks (one far ahead, then the other, in
+    /// bursts), every block is mixed exactly once with its partner: the mix never loses a track.
+    func testMixerPairsEveryBlockUnderAnyInterleaving() {
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<20 {
+            let out = BlockSink()
+            let mixer = PCMMixer(emit: out.emit)
+            let count = 200
+            var next: [SampleBufferType: Int] = [.audioApp: 0, .audioMic: 0]
+            while next[.audioApp]! < count || next[.audioMic]! < count {
+                let type: SampleBufferType = next[.audioApp]! >= count ? .audioMic
+                    : next[.audioMic]! >= count ? .audioApp : (Bool.random(using: &rng) ? .audioApp : .audioMic)
+                for _ in 0..<Int.random(in: 1...12, using: &rng) where next[type]! < count {
+                    let i = next[type]!
+                    mixer.add(constantBlock(type, type == .audioApp ? 0.25 : 0.5, start: Int64(i * 1024), frames: 1024))
+                    next[type] = i + 1
+                }
+            }
+            mixer.finish()
+            XCTAssertEqual(out.blocks.map(\.start), (0..<count).map { Int64($0 * 1024) }, "round \(round): each block once, in order")
+            XCTAssertTrue(out.track.left.allSatisfy { $0 == 0.75 }, "round \(round): every block is the sum of both tracks")
+        }
+    }
+
     // MARK: - Helpers
 
     private func requirePulse() throws {

@@ -1,12 +1,13 @@
 import CPulse
+import CShims
 
 /// Records one application's sound: a monitor record stream (`pa_stream_set_monitor_stream`)
 /// on each of its sink inputs, opened as they appear (a subscription to sink-input events) and
 /// closed as they go, so a stream the application restarts mid-recording comes back.
 ///
-/// Only the newest open stream is delivered (the application's current playback); when it ends
-/// the next newest takes over. While the application plays nothing, nothing is delivered and the
-/// recorder fills silence. Streams are opened asynchronously on the PulseAudio thread (the server
+/// Every open stream is heard: a ``StreamSummer`` adds them up on their capture times (an
+/// application playing two streams at once, a browser with two tabs, is recorded whole). While
+/// the application plays nothing, nothing is delivered and the recorder fills silence. Streams are opened asynchronously on the PulseAudio thread (the server
 /// connects each monitor to its sink input's sink).
 ///
 /// Threading: everything but ``start()`` runs on the connection's PulseAudio thread, or with its
@@ -21,6 +22,8 @@ final class ApplicationAudioFollower: @unchecked Sendable {
     /// Sink input index → its monitor reader, in opening order (newest last). Lock held.
     private var readers: [(index: UInt32, reader: AudioStreamReader)] = []
     private var pendingInfo = Set<UInt32>()
+    /// Adds the streams up (loop thread).
+    private let summer: StreamSummer
     private var stopped = false
     /// Set once the initial sink-input list was processed (lock held).
     private(set) var listed = false
@@ -33,6 +36,7 @@ final class ApplicationAudioFollower: @unchecked Sendable {
         self.selector = selector
         self.name = name
         self.deliver = deliver
+        self.summer = StreamSummer(output: deliver)
         pa_context_ref(context)
     }
 
@@ -82,6 +86,7 @@ final class ApplicationAudioFollower: @unchecked Sendable {
             if let position = readers.firstIndex(where: { $0.index == index }) {
                 let reader = readers.remove(at: position).reader
                 reader.stop()
+                summer.streamEnded(index, nowNs: cshim_monotonic_ns())
             }
             return
         }
@@ -109,9 +114,9 @@ final class ApplicationAudioFollower: @unchecked Sendable {
         guard let stream = pa_stream_new(context, name, &spec, &channels) else { return }
         let index = info.index
         let reader = AudioStreamReader(loop: loop, stream: stream) { [weak self] samples, frames, time in
-            // Only the newest stream is heard (callbacks run on the loop thread, lock held).
-            guard let self, self.readers.last?.index == index else { return }
-            self.deliver(samples, frames, time)
+            // Callbacks run on the loop thread, lock held.
+            guard let self, !self.stopped else { return }
+            self.summer.deliver(stream: index, samples: samples, frameCount: frames, captureTimeNs: time, nowNs: cshim_monotonic_ns())
         }
         guard pa_stream_set_monitor_stream(stream, index) == 0 else { reader.stop(); return }
         let fragment = UInt32(pa_usec_to_bytes(10_000, &spec))
@@ -122,5 +127,6 @@ final class ApplicationAudioFollower: @unchecked Sendable {
         // No device: the server records from the monitor of the sink the input plays to.
         guard pa_stream_connect_record(stream, nil, &attr, flags) == 0 else { reader.stop(); return }
         readers.append((index, reader))
+        summer.expectStream(index, nowNs: cshim_monotonic_ns())
     }
 }

@@ -19,6 +19,9 @@ public struct ScreenCaptureStatistics: Sendable {
     /// Frames delivered that repeat the previous picture (constant frame rate, or the
     /// once-a-second frame of variable frame rate).
     public var repeatedFrames: Int64 = 0
+    /// Ticks that found no change on time but one a moment later (moving content whose updates
+    /// land just after the tick), grabbed then instead of a tick later. See ``CaptureLoop``.
+    public var lateChanges: Int64 = 0
     /// Whether capture is damage-driven (the X server has DAMAGE); false means every tick grabs the whole frame.
     public var damageTracking: Bool = false
 

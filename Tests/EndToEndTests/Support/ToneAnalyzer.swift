@@ -5,7 +5,8 @@ struct ToneReport: Sendable, CustomStringConvertible {
     var seconds: Double
     /// RMS level in dBFS (a full-scale sine is -3 dBFS; the rig's tones are about -21 dBFS).
     var rmsDBFS: Double
-    /// Goertzel power per candidate frequency (normalised: a full-scale sine gives about 0.25).
+    /// Goertzel power per candidate frequency, the mean over 0.25 s windows (normalised: a
+    /// full-scale sine gives about 0.25).
     var power: [Double: Double]
     /// The candidate with the most power.
     var dominant: Double
@@ -53,11 +54,26 @@ enum ToneAnalyzer {
         return power / (n * n)
     }
 
+    /// Samples per analysis window (0.25 s: 4 Hz bins, far enough from each other for the rig's
+    /// tones). One Goertzel over a whole track is not used: the track's drift corrections (a few
+    /// milliseconds dropped or added, see AudioTrackAssembler) break the tone's phase, and a
+    /// 0.1 Hz wide bin over 10 s then loses most of the tone's power although every window has it.
+    static let windowSamples = 12_000
+
+    /// The mean over `windowSamples` windows of each candidate's Goertzel power (the whole of
+    /// `x` when it is shorter than one window).
+    static func windowedPower(_ x: [Double], frequency: Double) -> Double {
+        guard x.count >= 2 * windowSamples else { return goertzel(x, frequency: frequency) }
+        let starts = Array(stride(from: 0, through: x.count - windowSamples, by: windowSamples))
+        let total = starts.reduce(0.0) { $0 + goertzel(Array(x[$1..<($1 + windowSamples)]), frequency: frequency) }
+        return total / Double(starts.count)
+    }
+
     static func analyze(samples: [Int16], candidates: [Double]) -> ToneReport {
         let x = samples.map { Double($0) / 32768 }
         let rms = x.isEmpty ? 0 : (x.reduce(0) { $0 + $1 * $1 } / Double(x.count)).squareRoot()
         var power: [Double: Double] = [:]
-        for f in candidates { power[f] = goertzel(x, frequency: f) }
+        for f in candidates { power[f] = windowedPower(x, frequency: f) }
         let sorted = power.sorted { $0.value > $1.value }
         let best = sorted.first ?? (key: 0, value: 0)
         let second = sorted.dropFirst().first?.value ?? 0
