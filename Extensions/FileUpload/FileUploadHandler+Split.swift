@@ -109,10 +109,10 @@ extension FileUploadHandler {
                 if let directory, let name = part.noteName { RecoveryNote.remove(from: directory, name: name) }
                 deliveredParts.withLock { $0.append(destination) }
                 context?.publish(event: BroadcastEvent(kind: "file-part",
-                                                       message: "part \(part.number) finalized: \(destination) (\(String(format: "%.2f", seconds)) s)",
+                                                       message: "part \(part.number) finalized: \(destination) (\(String(format: "%.3f", seconds)) s)",
                                                        path: destination))
                 for completion in part.completions {
-                    completion(.success(["path": destination, "part": String(part.number), "next": next, "seconds": String(seconds)]))
+                    completion(.success(["path": destination, "part": String(part.number), "next": next, "seconds": String(format: "%.6f", seconds)]))
                 }
             } catch {
                 context?.publish(event: BroadcastEvent(kind: "file-part-failed", message: "part \(part.number): \(error.message)"))
