@@ -8,6 +8,8 @@ import XCTest
 /// encoder, so a saved clip's video packets are byte for byte the file's packets; the parts'
 /// packets, one after the other, must be exactly the clip's run (MD5 per packet). The window
 /// shows `rk-testwindow --counter` as well, read back from every decoded frame of every part.
+///
+/// (Over 300 lines: the end-to-end cases of one command, sharing their probing helpers.)
 final class SplitFileTests: EndToEndTestCase {
     private var service: ServiceHarness!
 
