@@ -34,6 +34,9 @@ public struct FileOutputOptions: Sendable {
     /// Whether the file records the video encode a stream of the same recording asks for
     /// (``HandlerInput/sharesVideoEncode``), as OBS's "same as stream": one encoder for both.
     public var sharesStreamEncode: Bool = true
+    /// When the file is cut into parts by itself (`--split-every`, `--split-size`); the default
+    /// only on request (`recordctl split`).
+    public var split = SplitPolicy()
     /// Creates options; the defaults record an MP4 with H.264 and two AAC tracks into the videos directory.
     public init(path: String? = nil, container: Container = .mp4, overwrite: Bool = false,
                 video: VideoEncoderSettings = .fileDefault, audio: AudioEncoderSettings = .standard,

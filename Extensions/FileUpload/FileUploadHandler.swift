@@ -1,6 +1,8 @@
+import Dispatch
 import Glibc
 import RecordKit
 import RecordKitMedia
+import Synchronization
 
 /// The built-in file handler: writes the recording's encoded video and up to two audio tracks
 /// (app, mic) into an MP4 or Matroska file.
@@ -18,24 +20,48 @@ import RecordKitMedia
 /// its index first (`+faststart`), through a temporary file, `fsync` and `rename`. Matroska is
 /// written directly (one-second clusters) and finished with cues.
 ///
+/// Split files (docs/recordctl/split.md): the action `split` (``splitAction``) and the
+/// ``FileOutputOptions/split`` policy close the current part at the next key frame and go on
+/// into a new one, `name-002.mp4`, …; each closed part is finalized on a queue of its own while
+/// the next is written and announced as a `file-part` event with its path.
+///
 /// Failures end this handler's broadcast through ``BroadcastContext/finishBroadcast(with:)``
 /// (for example `writing /path failed: No space left on device`); what was written stays
 /// playable. When the recording is discarded every file is deleted. A recording that delivered
 /// no media leaves no file behind.
 ///
 /// Threading: as every handler, called serially by the pipeline; not thread-safe otherwise.
-public final class FileUploadHandler: RecoverableBroadcastHandler {
-    private enum Phase { case idle, recording, failed, finished }
+/// (`@unchecked Sendable`: the finalizer queue touches only the parts handed to it and
+/// ``deliveredParts``, which a lock guards.)
+public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActionHandler, @unchecked Sendable {
+    enum Phase { case idle, recording, failed, finished }
+
+    /// The action that closes the current part at the next key frame and continues into a new
+    /// one (`recordctl split`). Its answer, once the closed part is finalized: `"path"` (the
+    /// part), `"part"` (its number) and `"next"` (the file now written).
+    public static let splitAction = "split"
 
     /// The options the handler was created with.
     public let options: FileOutputOptions
-    /// The absolute path of the file, resolved once at creation.
+    /// The absolute path of the file, resolved once at creation (a split recording's parts are
+    /// named after it: ``PartNaming``).
     public let outputPath: String
 
-    private var phase = Phase.idle
-    private var context: BroadcastContext?
-    private var writer: FileWriter?
-    private var chapters = ChapterList()
+    var phase = Phase.idle
+    var context: BroadcastContext?
+    var streams: [(SampleBufferType, EncodedFormat)] = []
+    /// The part being written.
+    var current: FilePart?
+    /// The part a split closed, still taking audio from before the cut.
+    var closing: FilePart?
+    /// Split requests waiting for the next key frame.
+    var pendingSplits: [@Sendable (Result<[String: String], BroadcastError>) -> Void] = []
+    /// Whether the policy may still split (off after a split could not open its next part).
+    var autoSplit = true
+    /// Finalizes closed parts, one at a time, off the handler's serial path.
+    let finalizer = DispatchQueue(label: "recordkit.file.finalizer", qos: .utility)
+    /// Parts finalized so far (deleted again if the recording is discarded).
+    let deliveredParts = Mutex<[String]>([])
 
     /// Creates a handler that will write to `options.resolvedPath()`.
     public init(options: FileOutputOptions) {
@@ -55,6 +81,9 @@ public final class FileUploadHandler: RecoverableBroadcastHandler {
         return input
     }
 
+    /// `split` (``splitAction``).
+    public var supportedActions: Set<String> { [Self.splitAction] }
+
     /// Checks the destination, opens the container (in the working directory when there is
     /// one) with every stream the context announces, and publishes `"path"`. Throws
     /// ``BroadcastError/Kind/outputFailed`` when the file cannot be created or written, or
@@ -63,90 +92,132 @@ public final class FileUploadHandler: RecoverableBroadcastHandler {
         var resolved = options
         resolved.path = outputPath
         try resolved.validate()
-        var streams: [(SampleBufferType, EncodedFormat)] = []
         for type in [SampleBufferType.video, .audioApp, .audioMic] {
             if let format = context.encodedFormat(of: type) { streams.append((type, format)) }
         }
         guard streams.contains(where: { $0.0 == .video }) else {
             throw BroadcastError(.invalidSetup, "the recording has no encoded video for \(outputPath)")
         }
-        var note: RecoveryNote?
-        var path = outputPath
-        if let directory = context.workingDirectory {
-            path = directory + "/recording." + options.container.fileExtension
-            note = RecoveryNote(destination: outputPath, workingFile: path, container: options.container)
-            try note?.write(into: directory)
-        }
-        writer = try FileWriter(path: path, container: options.container, streams: streams, displayPath: outputPath)
         self.context = context
+        current = try openPart(1, originNs: 0)
         phase = .recording
         context.publish(serviceInfo: ["path": outputPath])
     }
 
     /// Writes one packet. Samples of types the file does not carry, or without an encoded
-    /// packet, are ignored; video starts at its first key frame.
+    /// packet, are ignored; video starts at its first key frame. A video key frame ends the
+    /// part when a split is due; audio from before the cut still goes to the closed part.
     public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
-        guard phase == .recording, let writer else { return }
+        guard phase == .recording, let part = current else { return }
+        if type == .video, case .packet(let packet) = sampleBuffer.payload, packet.isKeyFrame, part.videoFrames > 0,
+           !pendingSplits.isEmpty || (autoSplit && options.split.isDue(originNs: part.originNs, ptsNs: sampleBuffer.presentationTime.nanoseconds, bytes: part.bytes)) {
+            split(at: sampleBuffer.presentationTime.nanoseconds)
+        }
+        if type != .video, let closing, closing.awaitingAudio.contains(type), let cut = closing.cutNs {
+            // Each packet goes, whole, to the part its first sample belongs to: the closed part
+            // ends its audio with the packet that spans the cut, the next part starts with the
+            // one after, at its own time (an edit list in MP4): every sample once, in place.
+            if sampleBuffer.presentationTime.nanoseconds < cut {
+                do throws(BroadcastError) { try closing.write(sampleBuffer) } catch { fail(error) }
+                return
+            }
+            closing.awaitingAudio.remove(type)
+            if closing.awaitingAudio.isEmpty { handOff(closing) }
+        }
+        guard let writer = current else { return }
         do throws(BroadcastError) { try writer.write(sampleBuffer) } catch { fail(error) }
-        chapters.observe(sampleBuffer)
     }
 
-    /// Keeps the marker; the file gets it as a chapter when it is finalized (MP4 and Matroska).
+    /// Keeps the marker in the part it falls in; the file gets it as a chapter when the part is
+    /// finalized (MP4 and Matroska), and the recovery note records it at once.
     public func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
-        if phase == .recording { chapters.add(annotation) }
+        guard phase == .recording, let current else { return }
+        if let closing, let cut = closing.cutNs, annotation.time.nanoseconds < cut {
+            closing.chapters.add(annotation)
+            refreshNote(for: closing)
+        } else {
+            current.chapters.add(annotation)
+            refreshNote(for: current)
+        }
+    }
+
+    /// Queues `split`: the part ends at the next video key frame; `completion` gets the
+    /// finalized part's path. Other actions fail.
+    public func perform(action: String, arguments: [String: String],
+                        completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
+        guard action == Self.splitAction, phase == .recording else {
+            completion(.failure(BroadcastError(.invalidSetup, "the file handler cannot '\(action)' now (it performs '\(Self.splitAction)' while recording)")))
+            return
+        }
+        pendingSplits.append(completion)
     }
 
     /// Finalizes the file (and moves it to its destination), or deletes it when the recording
-    /// is discarded.
+    /// is discarded. Waits for the parts a split closed to be finalized first.
     public func broadcastFinished() {
         let workingDirectory = context?.workingDirectory
+        let discarding = context?.isDiscarding ?? false
+        let part = current
         defer {
-            phase = .finished; context = nil; writer = nil
+            phase = .finished; context = nil; current = nil
             // Delivered or discarded: nothing left to recover (a failed delivery keeps the file).
-            if let workingDirectory, FileWriter.size(of: workingDirectory + "/recording." + options.container.fileExtension) == 0 {
+            if let workingDirectory, let part, FileWriter.size(of: part.writer.path) == 0 {
                 RecoveryNote.remove(from: workingDirectory)
             }
         }
-        guard let writer else { return }
-        let working = workingDirectory != nil ? writer.path : nil
-        if context?.isDiscarding ?? false {
+        let unanswered = pendingSplits
+        pendingSplits = []
+        for completion in unanswered {
+            completion(.failure(BroadcastError(.invalidSetup, "the recording ended before the next key frame; the file was not split")))
+        }
+        if let closing {
+            if discarding { closing.writer.abort(); self.closing = nil } else { handOff(closing) }
+        }
+        finalizer.sync {}
+        guard let part else { return }
+        let writer = part.writer
+        if discarding {
             writer.abort()
-            if working == nil, options.container == .mp4 { unlink(MP4Finalizer.temporaryPath(for: outputPath)) }
+            if workingDirectory == nil, options.container == .mp4 { unlink(MP4Finalizer.temporaryPath(for: writer.path)) }
+            for path in deliveredParts.withLock({ $0 }) { unlink(path) }
             return
         }
         guard writer.hasMedia else {
             writer.abort()
-            if phase == .recording {
+            if phase == .recording, part.number == 1 {
                 fail(BroadcastError(.outputFailed, "no media arrived before the recording ended; \(outputPath) was not written"))
             }
             return
         }
-        if options.container == .mkv { writer.addChapters(chapters.chapters()) }
-        do throws(BroadcastError) { try writer.finish() } catch {
-            // After a write error the trailer usually fails too; that error was reported already.
-            fail(error)
-        }
-        if let working {
-            do { try MP4Finalizer.deliver(working, to: outputPath, remux: options.container == .mp4,
-                                                 chapters: chapters.chapters().coveringFromZero()) } catch { fail(error, always: true) }
-        } else if options.container == .mp4, phase == .recording {
-            do { try MP4Finalizer.finalize(outputPath, chapters: chapters.chapters().coveringFromZero()) } catch { fail(error) }
+        let destination = part.number == 1 ? outputPath : PartNaming.path(for: outputPath, part: part.number)
+        do throws(BroadcastError) {
+            try Self.finalize(part, to: destination, container: options.container, working: workingDirectory != nil, inPlace: phase == .recording)
+        } catch {
+            fail(error, always: workingDirectory != nil)
         }
     }
 
-    /// Delivers the file an interrupted recording left in `workingDirectory` to its
-    /// destination (or `name (recovered N).ext` beside it when that is taken), as a normal stop
-    /// would: remuxed into a plain MP4 through a temporary file, `fsync`, `rename`. Returns the
-    /// delivered path; nothing when the working file is missing or empty.
+    /// Delivers the files an interrupted recording left in `workingDirectory` to their
+    /// destinations (or `name (recovered N).ext` beside one that is taken), as a normal stop
+    /// would: remuxed into a plain MP4 through a temporary file, `fsync`, `rename`, with the
+    /// chapters of the markers made before the interruption. A split recording gives back the
+    /// part being written and any part still being finalized. Returns the delivered paths;
+    /// nothing when no working file has media.
     public static func recover(workingDirectory: String) throws(BroadcastError) -> [String] {
-        guard let note = RecoveryNote.read(from: workingDirectory), FileWriter.size(of: note.workingFile) > 0 else { return [] }
-        let target = RecoveryNote.freeDestination(note.destination)
-        try MP4Finalizer.deliver(note.workingFile, to: target, remux: note.container == .mp4)
-        return [target]
+        var delivered: [String] = []
+        for (name, note) in RecoveryNote.readAll(from: workingDirectory) where FileWriter.size(of: note.workingFile) > 0 {
+            let target = RecoveryNote.freeDestination(note.destination)
+            let chapters = note.chapters
+            try MP4Finalizer.deliver(note.workingFile, to: target, remux: note.container == .mp4,
+                                     chapters: note.container == .mp4 ? chapters.coveringFromZero() : chapters)
+            RecoveryNote.remove(from: workingDirectory, name: name)
+            delivered.append(target)
+        }
+        return delivered
     }
 
     /// Stops writing and ends this handler's broadcast with `error` (once, unless `always`).
-    private func fail(_ error: BroadcastError, always: Bool = false) {
+    func fail(_ error: BroadcastError, always: Bool = false) {
         guard phase == .recording || always else { return }
         phase = .failed
         context?.finishBroadcast(with: error)

@@ -14,7 +14,8 @@ public enum FileUploadManifest {
     /// A handler for setup values already checked against the manifest: `path` (empty: the
     /// default location), `format` (`mp4`, `mkv`, or empty: from the path), `overwrite`, and the
     /// encoding choices (`videoCodec`, `encoder`, `preset`, `crf`, `bitrate`, `keyframeInterval`,
-    /// `audioCodec`, `audioBitrate`; empty: the default), checked by opening each chosen encoder
+    /// `audioCodec`, `audioBitrate`; empty: the default), `splitEvery` (seconds) and `splitSize`
+    /// (MB) for parts cut by themselves (``SplitPolicy``), checked by opening each chosen encoder
     /// once. Throws ``BroadcastError/Kind/invalidSetup`` for a format it does not write or a
     /// choice that cannot work (an encoder without its device, Opus in MP4, …).
     public static func handler(setup: SetupInfo) throws(BroadcastError) -> FileUploadHandler {
@@ -35,6 +36,7 @@ public enum FileUploadManifest {
         }
         // Without a quality of its own (a CRF) or another codec, the file records a stream's encode.
         options.sharesStreamEncode = choices.crf == nil && options.video.codec == .h264
+        options.split = try SplitPolicy(setup: setup)
         return FileUploadHandler(options: options)
     }
 }

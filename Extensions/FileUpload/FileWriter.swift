@@ -12,7 +12,8 @@ final class FileWriter {
     private let streamIndex: [SampleBufferType: Int]
     private let syncFD: Int32
     private var lastSyncNs: UInt64
-    private var videoStarted = false
+    /// Whether video began (at its first key frame).
+    private(set) var videoStarted = false
     /// Whether any packet was written.
     private(set) var hasMedia = false
 

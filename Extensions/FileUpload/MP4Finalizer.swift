@@ -34,7 +34,7 @@ enum MP4Finalizer {
     }
 
     /// Moves a finished working file to `destination`: remuxed into a plain MP4 (`remux`) or
-    /// renamed (copied across file systems), through a temporary file beside the destination,
+    /// renamed (copied across file systems; remuxed as Matroska when `chapters` must be added), through a temporary file beside the destination,
     /// so the destination is complete or untouched. The working file is removed on success and
     /// kept (recoverable) on failure.
     static func deliver(_ working: String, to destination: String, remux: Bool, chapters: [MediaChapter] = []) throws(BroadcastError) {
@@ -46,9 +46,10 @@ enum MP4Finalizer {
                 unlink(temporary)
                 throw BroadcastError(.outputFailed, "finalizing \(destination) failed: \(error.message); the recording stays in \(working)")
             }
-        } else if rename(working, temporary) != 0 {
+        } else if !chapters.isEmpty || rename(working, temporary) != 0 {
+            // Matroska is renamed as it is, unless it needs chapters it lacks (a recovered file).
             do {
-                try Remuxer.remux(from: working, to: temporary, container: "matroska", options: [:])
+                try Remuxer.remux(from: working, to: temporary, container: "matroska", options: [:], chapters: chapters)
             } catch {
                 unlink(temporary)
                 throw BroadcastError(.outputFailed, "moving the recording to \(destination) failed: \(error.message); it stays in \(working)")

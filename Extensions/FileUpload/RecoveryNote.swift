@@ -1,22 +1,48 @@
 import Foundation
 import Glibc
 import RecordKit
+import RecordKitMedia
 
 /// What the file handler writes into its working directory at start so that a later recovery
-/// knows where the working file is and where it was going: `file-recovery.json`.
+/// knows where the working file is and where it was going: `file-recovery.json` for the part
+/// being written, `file-recovery-part-NNN.json` for a part of a split recording still being
+/// finalized. The note is rewritten at each marker, so a recovered file keeps its chapters.
 struct RecoveryNote: Codable {
+    /// A marker of the part, on the part's own timeline.
+    struct Marker: Codable {
+        /// The chapter's title ("Chapter N" for an untitled marker).
+        var title: String
+        /// Where it starts, nanoseconds from the part's start.
+        var startNs: Int64
+    }
+
     /// Where the file was to be delivered.
     var destination: String
     /// The file being written.
     var workingFile: String
     /// Its container.
     var container: FileOutputOptions.Container
+    /// The markers so far (absent in notes of older versions).
+    var markers: [Marker]? = nil
 
     static let fileName = "file-recovery.json"
 
-    /// Writes the note into `directory` (durably: a recovery must find it).
-    func write(into directory: String) throws(BroadcastError) {
-        let path = directory + "/" + Self.fileName
+    /// The note of part `part` while it is finalized beside the next one.
+    static func partFileName(_ part: Int) -> String { "file-recovery-part-\(part).json" }
+
+    /// The markers as chapters: each until the next, the last to the end of the file (the
+    /// remuxer clamps it to the media).
+    var chapters: [MediaChapter] {
+        let sorted = (markers ?? []).sorted { $0.startNs < $1.startNs }
+        return sorted.enumerated().map { index, marker in
+            let end = index + 1 < sorted.count ? sorted[index + 1].startNs : Int64.max / 2
+            return MediaChapter(title: marker.title, start: .nanoseconds(marker.startNs), end: .nanoseconds(end))
+        }
+    }
+
+    /// Writes the note into `directory` (durably: a recovery must find it), as `name`.
+    func write(into directory: String, as name: String = RecoveryNote.fileName) throws(BroadcastError) {
+        let path = directory + "/" + name
         guard let data = try? JSONEncoder().encode(self), FileManager.default.createFile(atPath: path, contents: data) else {
             throw BroadcastError(.outputFailed, "cannot write \(path) in the recording's working directory")
         }
@@ -24,14 +50,23 @@ struct RecoveryNote: Codable {
         if fd >= 0 { _ = fsync(fd); close(fd) }
     }
 
-    /// The note in `directory`, if there is a readable one.
-    static func read(from directory: String) -> RecoveryNote? {
-        guard let data = FileManager.default.contents(atPath: directory + "/" + fileName) else { return nil }
+    /// The note `name` in `directory`, if there is a readable one.
+    static func read(from directory: String, name: String = RecoveryNote.fileName) -> RecoveryNote? {
+        guard let data = FileManager.default.contents(atPath: directory + "/" + name) else { return nil }
         return try? JSONDecoder().decode(RecoveryNote.self, from: data)
     }
 
-    /// Removes the note from `directory`.
-    static func remove(from directory: String) { unlink(directory + "/" + fileName) }
+    /// Every note in `directory`: the parts still being finalized (in part order), then the
+    /// part being written.
+    static func readAll(from directory: String) -> [(name: String, note: RecoveryNote)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let parts = names.filter { $0.hasPrefix("file-recovery-part-") && $0.hasSuffix(".json") }
+            .sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
+        return (parts + [fileName]).compactMap { name in read(from: directory, name: name).map { (name, $0) } }
+    }
+
+    /// Removes the note `name` from `directory`.
+    static func remove(from directory: String, name: String = RecoveryNote.fileName) { unlink(directory + "/" + name) }
 
     /// `path` when nothing is there, else "name (recovered N).ext" beside it.
     static func freeDestination(_ path: String) -> String {

@@ -31,6 +31,12 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
     /// `overwrite` (`true` to replace an existing file); result `path`, `seconds` (the clip's
     /// length) and `start` (the clip's first frame in broadcast seconds).
     public static let saveAction = "save-replay"
+    /// ReplayKit's `stopClipBuffering`: the buffer lets go of what it holds and keeps nothing
+    /// more until ``startBufferingAction``; the recording goes on. No arguments; result empty.
+    public static let stopBufferingAction = "stop-buffering"
+    /// ReplayKit's `startClipBuffering`: buffering goes on again (from the next key frame)
+    /// after ``stopBufferingAction``; nothing happens when it is on. No arguments; result empty.
+    public static let startBufferingAction = "start-buffering"
 
     /// The options the handler was created with.
     public let options: ReplayBufferOptions
@@ -42,6 +48,8 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
         /// Markers, oldest first (the last ``maxAnnotations``).
         var annotations: [BroadcastAnnotation] = []
         var nextID = 0
+        /// Whether samples are kept (``stopBufferingAction`` turns it off).
+        var buffering = true
     }
     private let shared: Mutex<Shared>
     private let saveQueue = DispatchQueue(label: "recordkit.replay-buffer.save", qos: .utility)
@@ -63,8 +71,8 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
         return input
     }
 
-    /// `save-replay`.
-    public var supportedActions: Set<String> { [Self.saveAction] }
+    /// `save-replay`, `start-buffering`, `stop-buffering`.
+    public var supportedActions: Set<String> { [Self.saveAction, Self.startBufferingAction, Self.stopBufferingAction] }
 
     /// Learns the streams' formats; refuses a recording without encoded video.
     public func broadcastStarted(setupInfo: SetupInfo, context: BroadcastContext) throws {
@@ -73,14 +81,14 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
             throw BroadcastError(.invalidSetup, "the replay buffer needs encoded video, and the recording has none")
         }
         self.context = context
-        context.publish(serviceInfo: ["bufferSeconds": "0.0", "bufferBytes": "0",
+        context.publish(serviceInfo: ["buffering": "on", "bufferSeconds": "0.0", "bufferBytes": "0",
                                       "bufferLimitSeconds": String(options.seconds), "bufferLimitBytes": String(options.maxBytes)])
     }
 
     /// Keeps the packet; publishes the buffer's size about once a second of broadcast time.
     public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
         let (seconds, bytes, due, snapshot) = shared.withLock { s in
-            s.ring.append(sampleBuffer)
+            if s.buffering { s.ring.append(sampleBuffer) }
             var due: [ClipRequest] = []
             if !s.waiting.isEmpty {
                 let reached = s.ring.newestVideoEndNs
@@ -112,7 +120,22 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
     /// written on the save queue.
     public func perform(action: String, arguments: [String: String],
                         completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
-        guard action == Self.saveAction else {
+        switch action {
+        case Self.saveAction: break
+        case Self.startBufferingAction, Self.stopBufferingAction:
+            let on = action == Self.startBufferingAction
+            let waiting: [ClipRequest] = shared.withLock { s in
+                s.buffering = on
+                guard !on else { return [] }
+                s.ring.removeAll()
+                defer { s.waiting = [] }
+                return s.waiting
+            }
+            for request in waiting { request.completion(.failure(Self.stoppedError)) }
+            context?.publish(serviceInfo: on ? ["buffering": "on"] : ["buffering": "off", "bufferSeconds": "0.00", "bufferBytes": "0"])
+            completion(.success([:]))
+            return
+        default:
             completion(.failure(BroadcastError(.invalidSetup, "the replay buffer does not perform '\(action)'")))
             return
         }
@@ -148,13 +171,18 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
                 return
             }
         }
-        let (id, snapshot): (Int?, [SampleBuffer]) = shared.withLock { s in
+        let (id, snapshot, stopped): (Int?, [SampleBuffer], Bool) = shared.withLock { s in
+            if !s.buffering { return (nil, [], true) }
             if let until, s.ring.newestVideoEndNs < until {
                 s.nextID += 1
                 s.waiting.append(ClipRequest(id: s.nextID, untilNs: until, path: path, duration: duration, completion: completion))
-                return (s.nextID, [])
+                return (s.nextID, [], false)
             }
-            return (nil, s.ring.snapshot())
+            return (nil, s.ring.snapshot(), false)
+        }
+        if stopped {
+            completion(.failure(Self.stoppedError))
+            return
         }
         guard let id else {
             write(snapshot, for: ClipRequest(id: 0, untilNs: 0, path: path, duration: duration, completion: completion))
@@ -168,6 +196,9 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
             if let late { write(snapshot, for: late) }
         }
     }
+
+    /// The answer to a save while buffering is stopped.
+    static let stoppedError = BroadcastError(.invalidSetup, "clip buffering is stopped; start it again (startClipBuffering, the action 'start-buffering') first")
 
     /// How long a save waits for the encoded video to reach the moment of its request.
     public static let maxWaitSeconds = 1.5

@@ -44,6 +44,12 @@ public protocol BroadcastContext: Sendable {
     /// Whether the recording is being discarded: a handler then deletes what it wrote instead
     /// of finalizing it. Meaningful during ``BroadcastSampleHandler/broadcastFinished()``.
     var isDiscarding: Bool { get }
+
+    /// Sends `event` to whoever watches the recording (the service's event stream). For what
+    /// happens on the handler's own initiative (a file part finalized); answers to an action
+    /// go back through the action's completion instead. Any thread. A context that has no event
+    /// stream (an extension's own process, for now) drops it: the default does nothing.
+    func publish(event: BroadcastEvent)
 }
 
 extension BroadcastContext {
@@ -52,6 +58,9 @@ extension BroadcastContext {
 
     /// ReplayKit's `updateServiceInfo(_:)`: the same as ``publish(serviceInfo:)``.
     public func updateServiceInfo(_ serviceInfo: [String: String]) { publish(serviceInfo: serviceInfo) }
+
+    /// Drops `event`: a context without an event stream.
+    public func publish(event: BroadcastEvent) {}
 
     /// The encoded format of `type`'s stream, when this handler receives it encoded.
     public func encodedFormat(of type: SampleBufferType) -> EncodedFormat? {

@@ -9,7 +9,8 @@ public enum Remuxer {
     /// index before the media). Timestamps are kept. Reads the input once and, with faststart,
     /// rewrites the output once more; needs room for a second copy of the file.
     ///
-    /// The output carries `chapters`, or the input's own chapters when `chapters` is empty.
+    /// The output carries `chapters` (an end past the input's duration is clamped to it), or the
+    /// input's own chapters when `chapters` is empty.
     ///
     /// On failure the partial output is removed and the input is left untouched.
     public static func remux(from input: String, to output: String, container: String, options: [String: String],
@@ -74,7 +75,14 @@ public enum Remuxer {
         }
         // After the header: MP4 then lists them exactly in its `chpl` (a QuickTime chapter track,
         // made for chapters known before the header, would start the first one at zero).
-        try ChapterTable.append(chapters.isEmpty ? ChapterTable.read(source) : chapters, to: destination)
+        // Chapters given without knowing the media's length (a recovered file's last one) end with it.
+        let durationNs = source.pointee.duration > 0 ? source.pointee.duration * 1000 : Int64.max
+        let clamped = chapters.map { chapter in
+            var c = chapter
+            if c.end.nanoseconds > durationNs { c.end = .nanoseconds(max(durationNs, c.start.nanoseconds)) }
+            return c
+        }
+        try ChapterTable.append(chapters.isEmpty ? ChapterTable.read(source) : clamped, to: destination)
 
         guard let packet = av_packet_alloc() else { throw MediaError("allocating a packet", code: shim_averror(ENOMEM)) }
         defer {

@@ -34,6 +34,10 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case saveReplay = "save-replay"
     /// Add a chapter marker at the current broadcast time (``ControlRequest/options``: `title`).
     case mark
+    /// Close the current file part at the next key frame and continue into a new one; performed
+    /// by whichever handler declares the action `split` (the file). Answers once the closed
+    /// part is finalized, with its `path`.
+    case split
 }
 
 /// A request: `{"v":1,"id":"7","cmd":"start","args":{…}}`.

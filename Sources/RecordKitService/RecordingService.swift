@@ -71,6 +71,8 @@ public final class RecordingService: @unchecked Sendable {
                 return .success(id, try mark(request.options ?? CommandOptions()))
             case .saveReplay:
                 return .success(id, try saveReplay(request.options ?? CommandOptions()))
+            case .split:
+                return .success(id, try split())
             case .shutdown:
                 let r = try locked { () throws(ControlError) -> ControlResult in
                     if shared.withLock({ $0.active }) != nil { _ = try? finish(discard: false) }
@@ -210,8 +212,9 @@ public final class RecordingService: @unchecked Sendable {
     // MARK: Events
 
     private func recorderEvent(_ event: RecordingEvent, of active: ActiveRecording) {
-        publish(ServiceEvent(kind: event.isWarning ? "warning" : event.handler == nil ? "state" : "handler", recordingId: active.id, state: event.state.rawValue,
-                             reason: event.reason, handler: event.handler, time: event.time, at: Self.now()))
+        publish(ServiceEvent(kind: event.kind ?? (event.isWarning ? "warning" : event.handler == nil ? "state" : "handler"), recordingId: active.id,
+                             state: event.state.rawValue, reason: event.reason, handler: event.handler, time: event.time, at: Self.now(),
+                             path: event.path))
         guard event.handler == nil, event.state.isTerminal else { return }
         active.endReason = event.reason
         // A recording that ended by itself (window destroyed, every handler failed) is concluded

@@ -53,3 +53,43 @@ extension RecordingSession {
         return path
     }
 }
+
+extension RecordingSession {
+    /// ReplayKit's `startClipBuffering`: the recording's replay buffer keeps the last seconds
+    /// again (from the next key frame) after ``stopClipBuffering()``; nothing changes while it
+    /// buffers already. The recording must have been started with a replay buffer
+    /// (`StartArguments.replayBuffer`; a running recording cannot gain one). Blocks until the
+    /// buffer answered (milliseconds). Throws `invalid_state` without a replay buffer.
+    public func startClipBuffering() throws(ControlError) {
+        _ = try clipBufferingAction("start-buffering")
+    }
+
+    /// ReplayKit's `stopClipBuffering`: the replay buffer lets go of everything it holds and
+    /// keeps nothing more until ``startClipBuffering()``; ``exportClip(to:duration:)`` fails
+    /// meanwhile. The recording itself (a file, a stream) goes on untouched. Throws
+    /// `invalid_state` without a replay buffer.
+    public func stopClipBuffering() throws(ControlError) {
+        _ = try clipBufferingAction("stop-buffering")
+    }
+
+    /// ReplayKit's pairing of `startClipBuffering` with a recording that only buffers: starts
+    /// a session that keeps the last `seconds` (15 by default, ReplayKit's longest clip) in
+    /// memory and writes no file, with `arguments`' capture settings. Stop it with
+    /// ``stop(reason:)`` (nothing is written); export with ``exportClip(to:duration:)``.
+    public static func startClipBuffering(seconds: Double = 15, arguments: StartArguments = StartArguments()) throws(ControlError) -> RecordingSession {
+        var arguments = arguments
+        arguments.noFile = true
+        arguments.replayBuffer = seconds
+        let session = try RecordingSession(arguments: arguments)
+        try session.start()
+        return session
+    }
+
+    private func clipBufferingAction(_ action: String) throws(ControlError) -> [String: String] {
+        do throws(ControlError) {
+            return try perform(action: action, arguments: [:], timeout: 10).result
+        } catch where error.code == .invalidState && (state == .recording || state == .paused) {
+            throw ControlError(.invalidState, "this recording has no replay buffer; start it with a replay buffer (StartArguments.replayBuffer, `--replay-buffer SECONDS`)")
+        }
+    }
+}

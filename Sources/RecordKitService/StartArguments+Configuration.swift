@@ -18,7 +18,7 @@ extension StartArguments {
     }
 
     /// The extensions these arguments ask for, in order: the `file` extension (unless
-    /// ``noFile``) with `--output`, `--format` and `--overwrite` as its setup, one `rtmp`
+    /// ``noFile``) with `--output`, `--format`, `--overwrite` and `--split-every`/`--split-size` as its setup, one `rtmp`
     /// extension per endpoint, the `replay-buffer` extension for `--replay-buffer`, then every
     /// `--extension`. The encoding choices (``encoding``) go to the file and to each endpoint,
     /// which resolve them for what they write. `--output`, `--rtmp` and `--extension`
@@ -26,7 +26,9 @@ extension StartArguments {
     public func extensionRequests() -> [ExtensionRequest] {
         var requests: [ExtensionRequest] = []
         if !noFile {
-            let file = ["path": output ?? "", "format": format ?? "", "overwrite": overwrite ? "true" : "false"]
+            var file = ["path": output ?? "", "format": format ?? "", "overwrite": overwrite ? "true" : "false"]
+            if let splitEvery { file["splitEvery"] = String(splitEvery) }  // issue 10: split files
+            if let splitSize { file["splitSize"] = String(splitSize) }
             requests.append(ExtensionRequest(name: "file", setup: file.merging(encoding) { own, _ in own }))
         }
         for url in rtmp { requests.append(ExtensionRequest(name: "rtmp", setup: ["url": url].merging(encoding) { own, _ in own })) }

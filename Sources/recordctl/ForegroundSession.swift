@@ -16,6 +16,8 @@ struct ForegroundSession {
         do throws(ControlError) {
             session = try RecordingSession(arguments: arguments) { event in
                 if event.handler != nil || event.isWarning || event.state == .failed { Console.error(event.reason) }
+                // A file part finalized after a split (docs/recordctl/split.md): its path on stdout now.
+                if event.kind == "file-part", let path = event.path { Console.out(path) }
                 outcome.note(event)
                 if event.state.isTerminal { done.signal() }
             }

@@ -64,6 +64,7 @@ struct RecordingOptions: ParsableArguments {
     @OptionGroup var replay: ReplayOptions
 
     @OptionGroup var preview: PreviewFlagOptions
+    @OptionGroup var split: SplitOptions
 
     @Option(name: .customLong("extension"),
             help: ArgumentHelp("Also feed the recording to this extension (repeatable; `recordctl extensions` lists them).", valueName: "NAME"))
@@ -84,6 +85,7 @@ struct RecordingOptions: ParsableArguments {
         if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
         if noMic && noAppAudio && requireAudio { throw ValidationError("--require-audio contradicts --no-mic --no-app-audio") }
         if noFile && (output != nil || format != nil || overwrite) { throw ValidationError("--no-file contradicts --output, --format and --overwrite") }
+        if noFile && (split.seconds != nil || split.megabytes != nil) { throw ValidationError("--no-file contradicts --split-every and --split-size") }
         try sources.check(region: region, window: window, noAppAudio: noAppAudio, appSink: appSink)
     }
 
@@ -112,6 +114,7 @@ struct RecordingOptions: ParsableArguments {
         a.overwrite = overwrite
         a.noFile = noFile
         replay.apply(to: &a)
+        split.apply(to: &a)
         a.rtmp = try rtmpKey.resolve(rtmp)
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         a.encoding = try encoding.effective().setupValues

@@ -50,4 +50,59 @@ final class ReplayExportClipTests: XCTestCase {
         }
         other.stop()
     }
+
+    /// ReplayKit's `stopClipBuffering` / `startClipBuffering` on a running recording with a file
+    /// and a replay buffer: stopping empties the buffer (an export then fails, saying why) and
+    /// leaves the file alone; starting again buffers from then on only (the whole buffer is
+    /// then about the time since); the file has the whole recording. The static
+    /// `startClipBuffering(seconds:arguments:)` starts a buffer-only session that exports.
+    func testStopAndStartClipBufferingOnARunningRecording() throws {
+        let root = try ExtensionFixtures.temporaryDirectory(self)
+        var arguments = StartArguments()
+        arguments.region = "320x240+0+0"
+        arguments.output = root + "/whole.mp4"
+        arguments.replayBuffer = 30
+        let session = try RecordingSession(arguments: arguments)
+        try session.start()
+        XCTAssertTrue(session.waitForFirstFrame(timeout: 3))
+        Thread.sleep(forTimeInterval: 3)
+        try session.stopClipBuffering()
+        XCTAssertThrowsError(try session.exportClip(to: root + "/none.mp4", duration: nil)) { error in
+            XCTAssertTrue("\(error)".contains("clip buffering is stopped"), "says why: \(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/none.mp4"))
+        Thread.sleep(forTimeInterval: 1)
+        try session.startClipBuffering()
+        try session.startClipBuffering()  // already buffering: nothing changes
+        Thread.sleep(forTimeInterval: 4)
+        let path = try session.exportClip(to: root + "/since.mp4", duration: nil)
+        session.stop()
+        let clip = try Self.duration(path)
+        XCTAssertGreaterThanOrEqual(clip, 1.5, "buffered again since the restart")
+        XCTAssertLessThanOrEqual(clip, 4.6, "only since the restart, not the 3 s before the stop")
+        XCTAssertGreaterThanOrEqual(try Self.duration(root + "/whole.mp4"), 7, "the file has the whole recording")
+
+        var plain = StartArguments()
+        plain.region = "320x240+0+0"
+        let buffering = try RecordingSession.startClipBuffering(seconds: 3, arguments: plain)
+        XCTAssertTrue(buffering.waitForFirstFrame(timeout: 3))
+        Thread.sleep(forTimeInterval: 4)
+        let last = try buffering.exportClip(to: root + "/last.mp4", duration: 2)
+        buffering.stop()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root).sorted(), ["last.mp4", "since.mp4", "whole.mp4"],
+                       "the buffer-only session wrote nothing but its clip")
+        XCTAssertGreaterThanOrEqual(try Self.duration(last), 1.9)
+    }
+
+    private static func duration(_ path: String) throws -> Double {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+        probe.arguments = ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path]
+        let pipe = Pipe()
+        probe.standardOutput = pipe
+        try probe.run()
+        let out = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        probe.waitUntilExit()
+        return Double(out.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
 }

@@ -33,6 +33,7 @@ final class HandlerContext: BroadcastContext, BroadcastControlling, @unchecked S
         guard let controlLink else { return completion(BroadcastError(.internalError, "this recording offers no controls")) }
         controlLink.perform(request, completion: completion)
     }
+    func publish(event: BroadcastEvent) { runner?.announce(event) }
 
     var isDiscarding: Bool { discarding.load(ordering: .acquiring) }
 

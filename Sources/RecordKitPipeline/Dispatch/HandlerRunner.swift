@@ -47,11 +47,15 @@ final class HandlerRunner: @unchecked Sendable {
     /// Called (on the publishing thread) when the handler publishes a new `state` service-info
     /// value ("connecting", "live", "reconnecting (attempt 2)", …), with everything it published.
     private let onServiceState: (@Sendable (HandlerRunner, [String: String]) -> Void)?
+    /// Called (on the publishing thread) for each ``BroadcastEvent`` the handler sends.
+    private let onEvent: (@Sendable (HandlerRunner, BroadcastEvent) -> Void)?
 
     init(name: String, handler: any BroadcastSampleHandler, routes: Set<SampleRoute>, limits: Limits = Limits(),
          onServiceState: (@Sendable (HandlerRunner, [String: String]) -> Void)? = nil,
+         onEvent: (@Sendable (HandlerRunner, BroadcastEvent) -> Void)? = nil,
          onEnded: @escaping @Sendable (HandlerRunner, BroadcastError) -> Void) {
         self.onServiceState = onServiceState
+        self.onEvent = onEvent
         self.name = name
         self.handler = handler
         self.supportedActions = (handler as? any BroadcastActionHandler)?.supportedActions ?? []
@@ -183,6 +187,9 @@ final class HandlerRunner: @unchecked Sendable {
         }
         if let changed { onServiceState?(self, changed) }
     }
+
+    /// Passes on an event the handler sent (``BroadcastContext/publish(event:)``).
+    func announce(_ event: BroadcastEvent) { onEvent?(self, event) }
 
     /// A snapshot for status output.
     var snapshot: HandlerSnapshot {

@@ -100,7 +100,8 @@ public final class Recorder: @unchecked Sendable {
             onHandlerEnded: { [weak self] runner, error in self?.handlerEnded(runner, error) },
             onRouteFailed: { [weak self] route, message in self?.routeFailed(route, message) },
             onHandlerState: { [weak self] runner, info in self?.handlerServiceState(runner, info) },
-            controlLink: controlLink)
+            controlLink: controlLink,
+            onHandlerEvent: { [weak self] runner, event in self?.handlerSentEvent(runner, event) })
         let graph = try builder.build()
         shared.withLock { $0.graph = graph }
 
@@ -225,6 +226,12 @@ public final class Recorder: @unchecked Sendable {
     /// up): an event, so watchers see it without polling status.
     private func handlerServiceState(_ runner: HandlerRunner, _ info: [String: String]) {
         onEvent(HandlerStateEvent.make(runner: runner.name, info: info, recording: state, time: broadcastSeconds()))
+    }
+
+    /// A handler sent an event (a file part finalized): passed on with its kind and path.
+    private func handlerSentEvent(_ runner: HandlerRunner, _ event: BroadcastEvent) {
+        onEvent(RecorderEvent(state: state, reason: runner.name + ": " + event.message, time: broadcastSeconds(),
+                              handler: runner.name, kind: event.kind, path: event.path))
     }
 
     private func routeFailed(_ route: SampleRoute, _ message: String) {

@@ -11,9 +11,16 @@ public struct RecorderEvent: Sendable, Codable {
     /// A warning while recording (a server lost, the recording goes on degraded): the state
     /// did not change; `reason` says what happened and what the recording does now.
     public var isWarning: Bool = false
+    /// For an event a handler sent (``BroadcastEvent``): its kind (`"file-part"`), else nil.
+    public var kind: String?
+    /// For an event a handler sent: the file it is about, if any.
+    public var path: String?
 
     /// Creates an event.
-    public init(state: RecorderState, reason: String, time: Double, handler: String? = nil, isWarning: Bool = false) {
+    public init(state: RecorderState, reason: String, time: Double, handler: String? = nil, isWarning: Bool = false,
+                kind: String? = nil, path: String? = nil) {
+        self.kind = kind
+        self.path = path
         self.state = state
         self.reason = reason
         self.time = time

@@ -23,6 +23,8 @@ struct RecordingGraphBuilder {
     var onHandlerState: (@Sendable (HandlerRunner, [String: String]) -> Void)? = nil
     /// What handler contexts offer as ``BroadcastControlling``.
     var controlLink: RecordingControlLink? = nil
+    /// Called for each event a handler sends (``BroadcastContext/publish(event:)``).
+    var onHandlerEvent: (@Sendable (HandlerRunner, BroadcastEvent) -> Void)? = nil
 
     /// Opens and wires every part; throws without leaving anything running.
     func build() throws(RecorderError) -> RecordingGraph {
@@ -58,7 +60,7 @@ struct RecordingGraphBuilder {
         for (registration, routes) in zip(registrations, routesPerHandler) {
             let runner = HandlerRunner(name: registration.name, handler: registration.handler, routes: Set(routes),
                                        limits: HandlerRunner.Limits(video: registration.maxQueuedVideo),
-                                       onServiceState: onHandlerState, onEnded: onHandlerEnded)
+                                       onServiceState: onHandlerState, onEvent: onHandlerEvent, onEnded: onHandlerEnded)
             var formats: [SampleBufferType: FormatDescription] = [:]
             for route in routes { formats[route.type] = encoders.formats[route] }
             let context = HandlerContext(runner: runner, formats: formats, workingDirectory: registration.workingDirectory,
