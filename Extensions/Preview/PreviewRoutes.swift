@@ -80,7 +80,7 @@ struct PreviewRoutes: HTTPHandler {
         }
         switch site.reviewActions.keep(path: path, start: start, end: end, duration: duration) {
         case .kept(let kept):
-            site.close(outcome: "kept \((kept as NSString).lastPathComponent)")
+            site.close(outcome: "kept as \((kept as NSString).lastPathComponent)")
             return json(["outcome": "kept", "path": kept])
         case .trimUnavailable:
             return text(.notImplemented, "trim not available in this build: keep the whole movie, or trim it later with recordctl trim")
