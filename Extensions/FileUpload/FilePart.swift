@@ -40,7 +40,7 @@ final class FilePart: @unchecked Sendable {
 
     /// Writes `sample` re-timed to the part's zero.
     func write(_ sample: SampleBuffer) throws(BroadcastError) {
-        try writer.write(SampleRetiming.shifted(sample, byNs: originNs))
+        try writer.write(sample.shifted(byNanoseconds: originNs))
         if case .packet(let packet) = sample.payload { bytes += Int64(packet.data.count) }
         if sample.type == .video, writer.videoStarted { videoFrames += 1 }
         chapters.observe(sample)

@@ -61,7 +61,7 @@ struct ReplayClip {
             } else {
                 guard pts >= baseNs, pts < endNs else { continue }
             }
-            clip.append(retimed(sample, byNs: baseNs))
+            clip.append(sample.shifted(byNanoseconds: baseNs))
         }
         let inside = annotations.filter { $0.time.nanoseconds >= baseNs && $0.time.nanoseconds < endNs }.sorted { $0.time < $1.time }
         let chapters = inside.enumerated().map { index, annotation in
@@ -71,18 +71,5 @@ struct ReplayClip {
                                 start: .nanoseconds(start), end: .nanoseconds(end))
         }
         return ReplayClip(samples: clip, seconds: Double(endNs - baseNs) / 1e9, startSeconds: Double(baseNs) / 1e9, chapters: chapters)
-    }
-
-    /// `sample` with `offsetNs` subtracted from its times; the payload's memory is shared.
-    private static func retimed(_ sample: SampleBuffer, byNs offsetNs: Int64) -> SampleBuffer {
-        let pts = sample.presentationTime
-        let shiftedPTS = MediaTime.nanoseconds(pts.nanoseconds - offsetNs).converted(to: pts.timescale)
-        var payload = sample.payload
-        if case .packet(let p) = sample.payload {
-            let dts = MediaTime.nanoseconds(p.decodeTime.nanoseconds - offsetNs).converted(to: p.decodeTime.timescale)
-            payload = .packet(EncodedPacket(data: p.data, decodeTime: dts, isKeyFrame: p.isKeyFrame, encoderID: p.encoderID))
-        }
-        return SampleBuffer(type: sample.type, presentationTime: shiftedPTS, duration: sample.duration,
-                            formatDescription: sample.formatDescription, payload: payload)
     }
 }

@@ -23,7 +23,7 @@ final class ReplayBufferTests: EndToEndTestCase {
     /// packets, has both audio tracks starting within one audio frame of the video; the two
     /// clips overlap by what the time between the saves says; each save is an event.
     func testSaveReplayGivesTheLastTenSecondsBesideTheFileAtNoExtraEncode() throws {
-        try movingPattern()
+        try movingPattern(title: "rk-replay-pattern")
         let events = try service.watchEvents()
         let file = path("beside.mp4")
         try service.ok(["start", "--frame-rate-mode", "constant", "--region", region, "--output", file, "--replay-buffer", "10"])
@@ -46,14 +46,14 @@ final class ReplayBufferTests: EndToEndTestCase {
         let saved = events.finish().filter { $0["kind"] as? String == "replay-saved" }.compactMap { $0["path"] as? String }
         XCTAssertEqual(saved, [first.path, second.path], "each save is an event with its path")
 
-        let filePackets = try videoPackets(file)
+        let filePackets = try FFprobe.videoPacketHashes(file)
         XCTAssertGreaterThan(filePackets.count, 26 * 30 - 30, "the file has the whole recording")
         var placed: [(start: Double, end: Double)] = []
         for clip in [first, second] {
             let probe = try FFprobe.probe(clip.path)
             XCTAssertEqual(probe.video.count, 1, "\(clip.path): \(probe)")
             XCTAssertEqual(probe.audio.count, 2, "\(clip.path): both audio tracks: \(probe)")
-            let packets = try videoPackets(clip.path)
+            let packets = try FFprobe.videoPacketHashes(clip.path)
             let duration = Double(packets.count) / 30
             XCTAssertGreaterThanOrEqual(duration, 10 - 0.05, "\(clip.path): 10 s")
             XCTAssertLessThanOrEqual(duration, 12 + 0.1, "\(clip.path): at most one GOP more")
@@ -90,7 +90,7 @@ final class ReplayBufferTests: EndToEndTestCase {
 
     /// `--replay-buffer --no-file`: nothing is written until a save, and the save works.
     func testNoFileBuffersOnlyAndWritesNothingButTheClip() throws {
-        try movingPattern()
+        try movingPattern(title: "rk-replay-pattern")
         let out = path("out")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         try service.ok(["start", "--frame-rate-mode", "constant", "--region", region, "--no-file", "--replay-buffer", "5"])
@@ -104,7 +104,7 @@ final class ReplayBufferTests: EndToEndTestCase {
         let clip = try save(out + "/only.mp4")
         XCTAssertEqual(try service.ok(["stop"]), "", "stop has no file to print")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out), ["only.mp4"], "only the clip")
-        let packets = try videoPackets(clip.path)
+        let packets = try FFprobe.videoPacketHashes(clip.path)
         XCTAssertGreaterThanOrEqual(Double(packets.count) / 30, 5 - 0.05)
         // The marker inside the clip's window is a chapter of the clip, at its place in it.
         let chapters = String(decoding: try ProcessRunner.output("ffprobe", ["-v", "error", "-show_chapters", "-of", "csv=p=0",
@@ -125,7 +125,7 @@ final class ReplayBufferTests: EndToEndTestCase {
     /// issue 11's merge the recording itself (file and clip alike) shows one empty frame slot at
     /// the pause in constant-frame-rate mode; that is the pipeline's, reported, not asserted here.
     func testPauseWhileBufferingGivesAContinuousClip() throws {
-        try movingPattern()
+        try movingPattern(title: "rk-replay-pattern")
         let file = path("paused.mp4")
         try service.ok(["start", "--frame-rate-mode", "constant", "--region", region, "--output", file, "--replay-buffer", "30"])
         Thread.sleep(forTimeInterval: 4)
@@ -136,13 +136,13 @@ final class ReplayBufferTests: EndToEndTestCase {
         let clip = try save(path("across-pause.mp4"))
         try service.ok(["stop"])
 
-        let packets = try videoPackets(clip.path)
+        let packets = try FFprobe.videoPacketHashes(clip.path)
         let duration = Double(packets.count) / 30
         XCTAssertGreaterThanOrEqual(duration, 7.5, "the clip holds both sides of the pause")
         XCTAssertLessThanOrEqual(duration, 9.5, "and not the paused time")
         // The clip is the file's own frames (the file cuts the pause too), with the same
         // spacing: the buffer adds no gap and loses no frame across the pause.
-        let filePackets = try videoPackets(file)
+        let filePackets = try FFprobe.videoPacketHashes(file)
         let offset = Self.offset(of: packets.map(\.hash), in: filePackets.map(\.hash))
         XCTAssertNotNil(offset, "the clip is the file's own frames")
         func deltas(_ p: ArraySlice<(pts: Double, hash: String)>) -> [Int] {
@@ -165,7 +165,7 @@ final class ReplayBufferTests: EndToEndTestCase {
     /// A 60 s buffer of 1080p at 30 fps with a 1 MiB bound: the bound holds (whole GOPs leave
     /// the front), status reports the bytes and seconds, and a save still works.
     func testSixtySecondBufferAt1080pStaysUnderItsByteBound() throws {
-        try movingPattern(size: "960x540")
+        try movingPattern(size: "960x540", title: "rk-replay-pattern")
         try service.ok(["start", "--frame-rate-mode", "constant", "--no-file", "--replay-buffer", "60", "--replay-buffer-max-mb", "1"])
         var highest = 0
         for _ in 0..<6 {
@@ -228,29 +228,6 @@ final class ReplayBufferTests: EndToEndTestCase {
         return try XCTUnwrap(handler?["serviceInfo"] as? [String: String], "the replay buffer is a handler: \(recorder)")
     }
 
-    /// A moving test pattern (ffplay `testsrc2`) at the top left of the screen, closed when the test ends.
-    private func movingPattern(size: String = "320x240") throws {
-        var environment = rig.environment
-        environment["SDL_VIDEODRIVER"] = "x11"
-        environment["SDL_RENDER_DRIVER"] = "software"
-        environment["SDL_FRAMEBUFFER_ACCELERATION"] = "0"
-        let p = try RunningProcess("ffplay", ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30",
-                                              "-an", "-noborder", "-left", "0", "-top", "0", "-window_title", "rk-replay-pattern"],
-                                   environment: environment)
-        addTeardownBlock { p.terminate(grace: 1) }
-        Thread.sleep(forTimeInterval: 2)
-    }
-
-    /// Each video packet of `path` in decode order: its presentation time and the MD5 of its bytes.
-    private func videoPackets(_ path: String) throws -> [(pts: Double, hash: String)] {
-        let data = try ProcessRunner.output("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_data_hash", "MD5",
-                                                        "-show_entries", "packet=pts_time,data_hash", "-of", "csv=p=0", path], timeout: 120)
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
-            let f = line.split(separator: ",")
-            guard f.count >= 2, let pts = Double(f[0]) else { return nil }
-            return (pts, String(f[1]))
-        }
-    }
 
     /// Where `needle` occurs in `haystack` as a contiguous run, or nil.
     private static func offset(of needle: [String], in haystack: [String]) -> Int? {

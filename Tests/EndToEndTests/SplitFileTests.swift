@@ -57,7 +57,7 @@ final class SplitFileTests: EndToEndTestCase {
             XCTAssertEqual(probe.formatName.contains("mp4"), true, "\(part): \(probe)")
             XCTAssertEqual(probe.video.count, 1, "\(part): \(probe)")
             XCTAssertEqual(probe.audio.count, 2, "\(part): both audio tracks: \(probe)")
-            let packets = try videoPackets(part)
+            let packets = try FFprobe.videoPacketHashes(part)
             XCTAssertEqual(packets.first?.pts ?? -1, 0, accuracy: 0.001, "\(part): timestamps start at zero")
             let keys = try FFprobe.keyFrameTimes(part, streamIndex: probe.video[0].index)
             XCTAssertEqual(keys.first ?? -1, 0, accuracy: 0.001, "\(part): starts on a key frame (plays alone)")
@@ -67,7 +67,7 @@ final class SplitFileTests: EndToEndTestCase {
             verbose("\(part): \(packets.count) frames")
         }
         XCTAssertEqual(total, recorded, accuracy: 0.6, "the parts' lengths add up to the recording's")
-        let reference = try videoPackets(clip).map(\.hash)
+        let reference = try FFprobe.videoPacketHashes(clip).map(\.hash)
         XCTAssertGreaterThan(reference.count, 13 * 30, "the buffer holds the whole recording so far")
         XCTAssertEqual(Array(joined.prefix(reference.count)), reference,
                        "the parts' frames, one after the other, are the recording's frames: none lost, none repeated")
@@ -131,7 +131,7 @@ final class SplitFileTests: EndToEndTestCase {
         for (index, part) in parts.enumerated() {
             let probe = try FFprobe.probe(part)
             XCTAssertEqual(probe.video.count, 1, "\(part): \(probe)")
-            let frames = try videoPackets(part)
+            let frames = try FFprobe.videoPacketHashes(part)
             let seconds = Double(frames.count) / 30
             // Matroska has no edit list: the first part starts where the AAC priming ends (as any
             // Matroska recording); the later ones at zero.
@@ -163,7 +163,7 @@ final class SplitFileTests: EndToEndTestCase {
     /// `--split-size 0.3`: the file is cut once a part holds 0.3 MB, so a 10 s recording of a
     /// moving pattern gives several parts, each closed one at least that large.
     func testSplitSizeCutsPartsOfAboutTheGivenSize() throws {
-        try movingPattern()
+        try movingPattern(title: "rk-split-pattern")
         let file = path("sized.mp4")
         try service.ok(["start", "--frame-rate-mode", "constant", "--region", "320x240+0+0", "--output", file, "--split-size", "0.3"])
         Thread.sleep(forTimeInterval: 10)
@@ -314,29 +314,5 @@ final class SplitFileTests: EndToEndTestCase {
                                                           "-show_entries", "chapter_tags=title", path])) ?? Data()
         // Each line is the chapter's fields, its title last.
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { $0.split(separator: ",").last.map(String.init) }
-    }
-
-    /// A moving test pattern (ffplay `testsrc2`) at the top left of the screen, closed when the test ends.
-    private func movingPattern() throws {
-        var environment = rig.environment
-        environment["SDL_VIDEODRIVER"] = "x11"
-        environment["SDL_RENDER_DRIVER"] = "software"
-        environment["SDL_FRAMEBUFFER_ACCELERATION"] = "0"
-        let p = try RunningProcess("ffplay", ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
-                                              "-an", "-noborder", "-left", "0", "-top", "0", "-window_title", "rk-split-pattern"],
-                                   environment: environment)
-        addTeardownBlock { p.terminate(grace: 1) }
-        Thread.sleep(forTimeInterval: 2)
-    }
-
-    /// Each video packet of `path` in decode order: its presentation time and the MD5 of its bytes.
-    private func videoPackets(_ path: String) throws -> [(pts: Double, hash: String)] {
-        let data = try ProcessRunner.output("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_data_hash", "MD5",
-                                                        "-show_entries", "packet=pts_time,data_hash", "-of", "csv=p=0", path], timeout: 120)
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
-            let f = line.split(separator: ",")
-            guard f.count >= 2, let pts = Double(f[0]) else { return nil }
-            return (pts, String(f[1]))
-        }
     }
 }
