@@ -2,6 +2,7 @@
 scripts/benchmark-capture.py (still, mostly still and moving screens): running commands, reading
 CPU time from /proc, the rig's environment, the moving content, stopping recorders, probing files."""
 
+import json
 import os
 import shlex
 import signal
@@ -207,3 +208,25 @@ def mean(xs):
 
 def fmt(v, spec):
     return "-" if v is None else format(v, spec)
+
+
+def probe(path, env):
+    """Video frames, duration, size and bitrate, audio stream count, from ffprobe (frames counted by decoding)."""
+    if not os.path.exists(path):
+        return {"frames": 0, "video_s": 0.0, "audio_streams": 0, "error": "no output file"}
+    p = run(["ffprobe", "-v", "error", "-count_frames", "-of", "json", "-show_entries",
+             "stream=codec_type,codec_name,width,height,nb_read_frames,duration,bit_rate:format=duration", path],
+            timeout=300, env=env, check=False)
+    if p.returncode != 0:
+        return {"frames": 0, "video_s": 0.0, "audio_streams": 0,
+                "error": p.stderr.decode(errors="replace").strip()[-300:]}
+    j = json.loads(p.stdout)
+    streams = j.get("streams", [])
+    video = [s for s in streams if s.get("codec_type") == "video"]
+    audio = [s for s in streams if s.get("codec_type") == "audio"]
+    v = video[0] if video else {}
+    dur = v.get("duration") or j.get("format", {}).get("duration") or 0
+    return {"frames": int(v.get("nb_read_frames", 0) or 0), "video_s": float(dur),
+            "size": f"{v.get('width')}x{v.get('height')}" if v else None,
+            "audio_streams": len(audio), "file_mb": os.path.getsize(path) / 1e6,
+            "video_mbps": int(v["bit_rate"]) / 1e6 if v.get("bit_rate") not in (None, "N/A") else None}

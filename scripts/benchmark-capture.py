@@ -53,7 +53,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, start_content, stop_process, run_recorder, distinct_frames, ffmpeg_progress, mean, fmt
+from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, start_content, stop_process, run_recorder, distinct_frames, ffmpeg_progress, mean, fmt, probe
 
 
 
@@ -101,27 +101,6 @@ class Content:
         except ProcessLookupError:
             pass
         stop_process(self.player, sig=signal.SIGTERM, grace=5)
-
-
-def probe(path, env):
-    """Video frames and duration, audio stream count, from ffprobe (frames counted by decoding)."""
-    if not os.path.exists(path):
-        return {"frames": 0, "video_s": 0.0, "audio_streams": 0, "error": "no output file"}
-    p = run(["ffprobe", "-v", "error", "-count_frames", "-of", "json", "-show_entries",
-             "stream=codec_type,codec_name,width,height,nb_read_frames,duration:format=duration", path],
-            timeout=300, env=env, check=False)
-    if p.returncode != 0:
-        return {"frames": 0, "video_s": 0.0, "audio_streams": 0,
-                "error": p.stderr.decode(errors="replace").strip()[-300:]}
-    j = json.loads(p.stdout)
-    streams = j.get("streams", [])
-    video = [s for s in streams if s.get("codec_type") == "video"]
-    audio = [s for s in streams if s.get("codec_type") == "audio"]
-    v = video[0] if video else {}
-    dur = v.get("duration") or j.get("format", {}).get("duration") or 0
-    return {"frames": int(v.get("nb_read_frames", 0) or 0), "video_s": float(dur),
-            "size": f"{v.get('width')}x{v.get('height')}" if v else None,
-            "audio_streams": len(audio), "file_mb": os.path.getsize(path) / 1e6}
 
 
 def main():
