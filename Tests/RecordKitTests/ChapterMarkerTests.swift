@@ -51,13 +51,13 @@ final class ChapterMarkerTests: XCTestCase {
 
         let titles = ["Intro", "Chapter 2", "The bug"]
         let frame = 1.0 / 30 + 0.002
-        let mkvChapters = try Self.chapters(mkv)
+        let mkvChapters = try FFprobeChapters.read(mkv)
         XCTAssertEqual(mkvChapters.map(\.title), titles, "Matroska: the three markers")
         for (chapter, mark) in zip(mkvChapters, marks) {
             XCTAssertEqual(chapter.start, mark.time.seconds, accuracy: frame, "Matroska: \(chapter.title) at its mark")
         }
         // MP4 chapters cover the file from zero (QuickTime's chapter track): "Start" comes first.
-        let mp4Chapters = try Self.chapters(mp4)
+        let mp4Chapters = try FFprobeChapters.read(mp4)
         XCTAssertEqual(mp4Chapters.map(\.title), ["Start"] + titles, "MP4: the three markers after the leading chapter")
         XCTAssertEqual(mp4Chapters.first?.start ?? -1, 0, accuracy: 0.001)
         for (chapter, mark) in zip(mp4Chapters.dropFirst(), marks) {
@@ -83,22 +83,6 @@ final class ChapterMarkerTests: XCTestCase {
         let recorder = Recorder(configuration: RecordingConfiguration(screen: region), handlers: [])
         XCTAssertThrowsError(try recorder.mark(title: "too early")) { error in
             XCTAssertEqual((error as? RecorderError)?.kind, .invalidState)
-        }
-    }
-
-    private static func chapters(_ path: String) throws -> [(title: String, start: Double)] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-show_chapters", "-of", "json", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let root = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        return (root["chapters"] as? [[String: Any]] ?? []).map { chapter in
-            let tags = chapter["tags"] as? [String: Any] ?? [:]
-            return (tags["title"] as? String ?? "", Double(chapter["start_time"] as? String ?? "") ?? -1)
         }
     }
 }

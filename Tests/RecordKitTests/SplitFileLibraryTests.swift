@@ -80,10 +80,10 @@ final class SplitFileLibraryTests: XCTestCase {
 
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root).sorted(), ["fg-001.mp4", "fg-002.mp4"],
                        "two parts, no unsplit name, no temporary file")
-        let first = try Self.chapters(root + "/fg-001.mp4")
+        let first = try FFprobeChapters.read(root + "/fg-001.mp4")
         XCTAssertEqual(first.map(\.title), ["Start", "Before"])
         XCTAssertEqual(first.last?.start ?? -1, before.time.seconds, accuracy: 1.0 / 30 + 0.002, "the first part's chapter at its mark")
-        let second = try Self.chapters(root + "/fg-002.mp4")
+        let second = try FFprobeChapters.read(root + "/fg-002.mp4")
         XCTAssertEqual(second.map(\.title), ["Start", "After"])
         XCTAssertEqual(second.last?.start ?? -1, after.time.seconds - cut, accuracy: 1.0 / 30 + 0.002,
                        "the second part's chapter at its mark, on the part's own timeline")
@@ -94,22 +94,6 @@ final class SplitFileLibraryTests: XCTestCase {
             let mdat = head.range(of: Data("mdat".utf8))?.lowerBound ?? -1
             XCTAssertLessThan(moov, mdat, "\(part): finalized with its index first")
             XCTAssertNil(head.range(of: Data("moof".utf8)), "\(part): not fragmented any more")
-        }
-    }
-
-    private static func chapters(_ path: String) throws -> [(title: String, start: Double)] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-show_chapters", "-of", "json", path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let root = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        return (root["chapters"] as? [[String: Any]] ?? []).map { chapter in
-            let tags = chapter["tags"] as? [String: Any] ?? [:]
-            return (tags["title"] as? String ?? "", Double(chapter["start_time"] as? String ?? "") ?? -1)
         }
     }
 }
