@@ -92,12 +92,7 @@ public final class FragmentedMP4Writer: @unchecked Sendable {
             var owned: UnsafeMutablePointer<AVPacket>? = packet
             av_packet_free(&owned)
         }
-        let timeBase = stream.pointee.time_base
-        packet.pointee.stream_index = Int32(index)
-        packet.pointee.pts = Muxer.rescale(sample.presentationTime, to: timeBase)
-        packet.pointee.dts = Muxer.rescale(encoded.decodeTime, to: timeBase)
-        packet.pointee.duration = Muxer.rescale(sample.duration, to: timeBase)
-        if encoded.isKeyFrame { packet.pointee.flags |= AV_PKT_FLAG_KEY }
+        Muxer.stamp(packet, from: sample, encoded, stream: stream, index: index)
         let result = av_write_frame(context, packet)
         guard result >= 0 else { throw MediaError("muxing a \(sample.type.rawValue) packet for the live preview", code: result) }
         guard isVideo else { return nil }

@@ -178,16 +178,23 @@ public final class Muxer: @unchecked Sendable {
             var owned: UnsafeMutablePointer<AVPacket>? = packet
             av_packet_free(&owned)
         }
-        let timeBase = stream.pointee.time_base
-        packet.pointee.stream_index = Int32(index)
-        packet.pointee.pts = Muxer.rescale(sample.presentationTime, to: timeBase)
-        packet.pointee.dts = Muxer.rescale(encoded.decodeTime, to: timeBase)
-        packet.pointee.duration = Muxer.rescale(sample.duration, to: timeBase)
-        if encoded.isKeyFrame { packet.pointee.flags |= AV_PKT_FLAG_KEY }
+        Muxer.stamp(packet, from: sample, encoded, stream: stream, index: index)
         let result = av_interleaved_write_frame(context, packet)
         if result < 0 {
             throw MediaError("writing a \(sample.type.rawValue) packet at \(sample.presentationTime.seconds) s to \(url)", code: result)
         }
+    }
+
+    /// Gives `packet` (referencing `encoded`'s bytes) its stream and `sample`'s times, rescaled
+    /// to `stream`'s time base, and the key-frame flag: what every muxer of this module writes.
+    static func stamp(_ packet: UnsafeMutablePointer<AVPacket>, from sample: SampleBuffer, _ encoded: EncodedPacket,
+                      stream: UnsafeMutablePointer<AVStream>, index: Int) {
+        let timeBase = stream.pointee.time_base
+        packet.pointee.stream_index = Int32(index)
+        packet.pointee.pts = rescale(sample.presentationTime, to: timeBase)
+        packet.pointee.dts = rescale(encoded.decodeTime, to: timeBase)
+        packet.pointee.duration = rescale(sample.duration, to: timeBase)
+        if encoded.isKeyFrame { packet.pointee.flags |= AV_PKT_FLAG_KEY }
     }
 
     /// Adds chapters before ``finish()``: Matroska writes them with its trailer (the output must
