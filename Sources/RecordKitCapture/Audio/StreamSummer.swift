@@ -89,9 +89,17 @@ final class StreamSummer {
     /// Hands on frames up to the earliest end among the active streams (or the latest end if
     /// every stream is idle).
     private func emitReached(nowNs: UInt64) {
-        let active = streams.values.filter { nowNs &- $0.lastSeenNs < Self.idleNs }
-        let frontier = (active.isEmpty ? streams.values.compactMap(\.end).max() : active.map { $0.end ?? emitted }.min()) ?? emitted
-        emit(upTo: frontier)
+        // One pass, no allocation: called for every chunk of every stream.
+        var activeMin: Int64?
+        var latestEnd: Int64?
+        for stream in streams.values {
+            if let end = stream.end { latestEnd = max(latestEnd ?? end, end) }
+            if nowNs &- stream.lastSeenNs < Self.idleNs {
+                let reached = stream.end ?? emitted
+                activeMin = min(activeMin ?? reached, reached)
+            }
+        }
+        emit(upTo: activeMin ?? latestEnd ?? emitted)
     }
 
     /// Hands on frames `emitted..<frontier` (at most a ring) in at most two contiguous pieces,
