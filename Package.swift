@@ -11,6 +11,9 @@ let package = Package(
         // What an out-of-process extension links: RecordKit plus the protocol runtime (docs/EXTENSIONS.md).
         .library(name: "RecordKitExtensionSDK", targets: ["RecordKitExtensionSDK"]),
         .executable(name: "recordctl", targets: ["recordctl"]),
+        // The engine behind `recordctl record`, `trim`, `extensions`, `monitors` and `audio-sources`:
+        // recordctl runs it (exec, same process) from its own directory (docs/ARCHITECTURE.md).
+        .executable(name: "recordctl-engine", targets: ["recordctl-engine"]),
         .executable(name: "recordd", targets: ["recordd"]),
     ],
     dependencies: [
@@ -47,7 +50,7 @@ let package = Package(
         // MARK: Extensions: the SDK an out-of-process extension links, and the host side.
         .target(name: "RecordKitExtensionSDK", dependencies: ["RecordKit", "CShims"],
                 path: "Sources/RecordKitExtensionSDK"),
-        .target(name: "RecordKitExtensions", dependencies: ["RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "CShims"],
+        .target(name: "RecordKitExtensions", dependencies: ["RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "RecordKitControl", "CShims"],
                 path: "Sources/RecordKitExtensions"),
 
         // MARK: Platform parts.
@@ -55,13 +58,18 @@ let package = Package(
                 path: "Sources/RecordKitCapture"),
         .target(name: "RecordKitMedia", dependencies: ["RecordKit", "CFFmpeg"],
                 path: "Sources/RecordKitMedia"),
-        .target(name: "RecordKitPipeline", dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia"],
+        .target(name: "RecordKitPipeline", dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl"],
                 path: "Sources/RecordKitPipeline"),
 
-        // MARK: The service: control protocol, sessions, recovery (used by recordd and recordctl).
+        // MARK: The control protocol's values and its client side (issue 12): what the thin `recordctl`
+        // links. Foundation and CShims only: never FFmpeg, X11 or PulseAudio (DependencyRules).
+        .target(name: "RecordKitControl", dependencies: ["CShims"], path: "Sources/RecordKitControl"),
+
+        // MARK: The service: sessions, recovery, the server side of the control protocol (used by recordd
+        // and recordctl-engine).
         // It names no concrete handler: every handler comes from the catalog by name.
         .target(name: "RecordKitService",
-                dependencies: ["RecordKit", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
+                dependencies: ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
                 path: "Sources/RecordKitService"),
 
         // MARK: Built-in upload extensions (public SDK + media for muxing).
@@ -84,15 +92,27 @@ let package = Package(
                 dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
                 path: "Sources/RecordKitConfig"),
 
-        // MARK: Command line.
+        // MARK: Command line (issue 12: a thin client and an engine).
+        // What both recordctl binaries share: the console, the exit codes, the engine's requests.
+        .target(name: "RecordCtlSupport", dependencies: ["RecordKitControl"], path: "Sources/RecordCtlSupport"),
+        // `recordctl`: parses every verb, runs the service verbs itself, and hands the in-process
+        // verbs to recordctl-engine. Links no FFmpeg, X11 or PulseAudio (it starts in ~5 ms, not ~50).
         .executableTarget(
             name: "recordctl",
             dependencies: [
-                "RecordKit", "RecordKitService", "RecordKitConfig",
-                "RecordKitMedia",  // `recordctl trim` (MovieTrimmer), in process
+                "RecordKitControl", "RecordCtlSupport", "RecordKitConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/recordctl"),
+        // `recordctl-engine`: `record` (foreground recording), `trim`, `extensions`, `monitors`,
+        // `audio-sources`, in process. Run only by recordctl, with the request it parsed.
+        .executableTarget(
+            name: "recordctl-engine",
+            dependencies: [
+                "RecordKitService", "RecordCtlSupport",
+                "RecordKitMedia",  // `recordctl trim` (MovieTrimmer), in process
+            ],
+            path: "Sources/recordctl-engine"),
         .executableTarget(name: "recordd", dependencies: ["RecordKitService"], path: "Sources/recordd"),
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),

@@ -1,5 +1,6 @@
 import ArgumentParser
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// Options added by issue 11 (damage-driven capture, one monitor, one application's audio);
 /// part of ``RecordingOptions``, so `record` and `start` share them.

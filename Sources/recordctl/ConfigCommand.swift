@@ -1,4 +1,5 @@
 import ArgumentParser
+import RecordCtlSupport
 import RecordKitConfig
 
 /// `recordctl config`: the config file and profiles.

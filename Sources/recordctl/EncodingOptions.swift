@@ -1,6 +1,7 @@
 import ArgumentParser
 import RecordKitConfig
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// Codec and quality choices, and the config profile: shared by `record`, `start` and `config show`.
 ///

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import RecordKitService
 
 /// `recordctl extensions`: every extension, where it comes from, and why a broken one cannot load.
 struct ExtensionsCommand: ParsableCommand {
@@ -16,16 +15,9 @@ struct ExtensionsCommand: ParsableCommand {
     @Flag(help: "Print the list as JSON.")
     var json = false
 
+    /// Lists in recordctl-engine (this process becomes it), which holds the built-in catalog.
     func run() throws {
-        let listings = ExtensionListing.all(extensionsDirectories: extensionsDirs.map(absolutePath))
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Console.out(String(decoding: try encoder.encode(listings), as: UTF8.self))
-            return
-        }
-        Console.out("user extensions: \(ExtensionListing.userDirectory)")
-        for listing in listings { Console.out(listing.text) }
+        try EngineHandoff.exec(.extensions(directories: extensionsDirs.map(absolutePath), json: json))
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// `recordctl mark`.
 struct MarkCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// `recordctl preview`: the URL of the running recording's page (or of the last recording's
 /// review), optionally opened with `xdg-open`.

@@ -1,5 +1,6 @@
 import ArgumentParser
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// `--preview` and `--preview-port`, shared by `record` and `start`: add the `preview`
 /// extension, a page on 127.0.0.1 that shows the recording live and then reviews it

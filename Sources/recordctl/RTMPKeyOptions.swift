@@ -1,5 +1,6 @@
 import ArgumentParser
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// `--rtmp-key-file`: the stream key kept off the command line (docs/RTMP.md, "Keeping the key
 /// private"). Shared by `record` and `start`.

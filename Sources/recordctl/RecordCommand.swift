@@ -1,5 +1,5 @@
 import ArgumentParser
-import RecordKitService
+import RecordCtlSupport
 
 /// `recordctl record`: one recording in the foreground, no service needed.
 struct RecordCommand: ParsableCommand {
@@ -19,8 +19,9 @@ struct RecordCommand: ParsableCommand {
         if let duration, !(duration > 0) { throw ValidationError("--duration must be a positive number of seconds") }
     }
 
+    /// Records in recordctl-engine (this process becomes it): capture and encoding need FFmpeg,
+    /// X11 and PulseAudio, which recordctl itself does not load.
     func run() throws {
-        let code = ForegroundSession(arguments: try recording.startArguments()).run(duration: duration)
-        if code != 0 { throw ExitCode(code) }
+        try EngineHandoff.exec(.record(try recording.startArguments(), duration: duration))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 extension RecordCtl {
     /// Parses and runs the command like ArgumentParser's own `main()`, but every message it

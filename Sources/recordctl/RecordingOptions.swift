@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// What to record and where it goes: every option `record` and `start` share, turned into the
 /// one ``StartArguments`` both hand to the same builder (the service's `RecordingSession`).
@@ -89,11 +90,12 @@ struct RecordingOptions: ParsableArguments {
         try sources.check(region: region, window: window, noAppAudio: noAppAudio, appSink: appSink)
     }
 
-    /// These options as start arguments, with this process's display and audio server, paths
-    /// made absolute (the service runs elsewhere), and every value checked as the recording
-    /// will check it (a malformed region, an unknown extension, a bad setup value, an encoder
-    /// that cannot open, Opus in MP4) so a mistake
-    /// is reported before anything starts. Throws the usage exit code after printing why.
+    /// These options as start arguments, with this process's display and audio server and
+    /// paths made absolute (the service runs elsewhere). What needs the engine to check (a
+    /// malformed region, an unknown extension, a bad setup value, an encoder that cannot open,
+    /// Opus in MP4) is checked where the recording is built, before anything records: by the
+    /// service for `start` (its `bad_argument` is exit 64 here), by recordctl-engine for
+    /// `record` (issue 12). Throws the usage exit code after printing why.
     func startArguments() throws -> StartArguments {
         var a = StartArguments()
         let env = ProcessInfo.processInfo.environment
@@ -122,7 +124,6 @@ struct RecordingOptions: ParsableArguments {
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
             try preview.apply(to: &a)
-            try a.check()
         } catch {
             Console.error(error.message)
             throw ExitCode(ExitCodes.usage)

@@ -1,5 +1,6 @@
 import ArgumentParser
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// `--replay-buffer SECONDS` and its memory bound, shared by `record` and `start`: keep the last
 /// seconds in memory for `recordctl save-replay` (docs/recordctl/save-replay.md).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// Runs one request against the service and maps a protocol error to its exit code.
 func serviceRequest(_ cmd: ControlCommand, args: StartArguments? = nil, startIfNeeded: Bool = true) throws -> ControlResult {

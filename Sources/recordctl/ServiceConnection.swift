@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// Connects `recordctl` to `recordd`, starting the service on demand (as tmux starts its server).
 enum ServiceConnection {

@@ -1,5 +1,6 @@
 import ArgumentParser
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// `--split-every SECONDS` and `--split-size MB`, shared by `record` and `start`: cut the file
 /// into parts by itself, at key frames (docs/recordctl/split.md).

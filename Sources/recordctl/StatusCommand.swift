@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// `recordctl status`.
 struct StatusCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
-import RecordKitService
+import RecordCtlSupport
+import RecordKitControl
 
 /// Human-readable status and event lines.
 enum StatusFormatter {

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import RecordKitMedia
+import RecordCtlSupport
 
 /// `recordctl trim`: a lossless cut of a finished recording (docs/recordctl/trim.md). Runs in
-/// this process (no service needed); blocking, on the main thread, which has nothing else to do.
+/// recordctl-engine (no service needed).
 struct TrimCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trim",
@@ -46,30 +46,9 @@ struct TrimCommand: ParsableCommand {
         return url.deletingLastPathComponent().appendingPathComponent(ext.isEmpty ? base : base + "." + ext).path
     }
 
+    /// Trims in recordctl-engine (this process becomes it), which links libavformat.
     func run() throws {
         let destination = output ?? Self.defaultOutput(for: file)
-        if !overwrite, FileManager.default.fileExists(atPath: destination) {
-            Console.error("\(destination) exists; give another --output, or --overwrite to replace it")
-            throw ExitCode(ExitCodes.cannotCreate)
-        }
-        do throws(MovieTrimError) {
-            let report = try MovieTrimmer.trim(input: URL(fileURLWithPath: file), start: start, end: end,
-                                               output: URL(fileURLWithPath: destination), replacingExisting: overwrite)
-            Console.out("\(destination): \(report)")
-        } catch {
-            Console.error(error.description)
-            throw ExitCode(Self.exitCode(for: error))
-        }
-    }
-
-    /// The documented exit code of each trim error.
-    static func exitCode(for error: MovieTrimError) -> Int32 {
-        switch error {
-        case .invalidRange, .startBeyondDuration: return ExitCodes.usage
-        case .notAMovie: return ExitCodes.dataError
-        case .inputMissing: return ExitCodes.noInput
-        case .outputUnwritable: return ExitCodes.cannotCreate
-        case .failed: return ExitCodes.failed
-        }
+        try EngineHandoff.exec(.trim(file: absolutePath(file), start: start, end: end, output: absolutePath(destination), overwrite: overwrite))
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import RecordCtlSupport
 import RecordKitService
 
 /// Runs one recording in this process until a duration passes, SIGINT/SIGTERM arrives, or the

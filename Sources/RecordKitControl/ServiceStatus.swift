@@ -1,5 +1,3 @@
-import RecordKitPipeline
-
 /// What `status` reports.
 public struct ServiceStatus: Codable, Sendable {
     /// The service itself.
@@ -10,6 +8,13 @@ public struct ServiceStatus: Codable, Sendable {
         public var version: Int
         /// Its socket.
         public var socket: String
+
+        /// Describes the service.
+        public init(pid: Int32, version: Int, socket: String) {
+            self.pid = pid
+            self.version = version
+            self.socket = socket
+        }
     }
     /// The recording in progress.
     public struct Recording: Codable, Sendable {
@@ -23,6 +28,15 @@ public struct ServiceStatus: Codable, Sendable {
         public var destination: String?
         /// The recorder's own report (times, capture counters, handlers).
         public var recorder: RecorderStatus
+
+        /// Describes the recording in progress.
+        public init(id: String, state: String, pauseReason: String?, destination: String?, recorder: RecorderStatus) {
+            self.id = id
+            self.state = state
+            self.pauseReason = pauseReason
+            self.destination = destination
+            self.recorder = recorder
+        }
     }
     /// A recording that ended.
     public struct Ended: Codable, Sendable {
@@ -36,6 +50,15 @@ public struct ServiceStatus: Codable, Sendable {
         public var reason: String?
         /// What went wrong in it (a handler's error; files kept in the session directory).
         public var errors: [String]?
+
+        /// Describes a recording that ended.
+        public init(id: String, state: String, outputs: [String], reason: String?, errors: [String]?) {
+            self.id = id
+            self.state = state
+            self.outputs = outputs
+            self.reason = reason
+            self.errors = errors
+        }
     }
     /// The service.
     public var service: Service
@@ -45,4 +68,12 @@ public struct ServiceStatus: Codable, Sendable {
     public var last: Ended?
     /// Recordings recovered after a crash, kill or power loss.
     public var recovered: [RecoveredSession]
+
+    /// Creates a report.
+    public init(service: Service, recording: Recording?, last: Ended?, recovered: [RecoveredSession]) {
+        self.service = service
+        self.recording = recording
+        self.last = last
+        self.recovered = recovered
+    }
 }

@@ -78,6 +78,15 @@ public struct ControlReply: Codable, Sendable {
     /// An event (only on an `events` subscription).
     public var event: ServiceEvent?
 
+    /// Creates a reply (a success, a failure or an event).
+    public init(id: String? = nil, ok: Bool, result: ControlResult? = nil, error: ControlError? = nil, event: ServiceEvent? = nil) {
+        self.id = id
+        self.ok = ok
+        self.result = result
+        self.error = error
+        self.event = event
+    }
+
     /// A success.
     public static func success(_ id: String?, _ result: ControlResult) -> ControlReply {
         ControlReply(id: id, ok: true, result: result)

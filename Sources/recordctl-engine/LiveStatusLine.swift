@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RecordCtlSupport
 import RecordKitService
 
 /// The one-line live display on a terminal: elapsed, fps, dropped frames, bytes written.

@@ -1,12 +1,10 @@
-import RecordKitCapture
-
 /// What damage-driven capture saved, for `recordctl status`: on a still screen ``grabs`` and
 /// ``conversions`` stay near zero while frames keep flowing.
 public struct DamageStatus: Sendable, Codable, Equatable {
     /// Whether capture is damage-driven (false: the X server lacks DAMAGE; every tick grabs everything).
     public var tracking: Bool = false
     /// `constant` or `variable` (``FrameRateMode``).
-    public var frameRateMode: String = FrameRateMode.constant.rawValue
+    public var frameRateMode: String = "constant"
     /// Pixel requests sent to the X server (a damaged rectangle or a full frame each).
     public var grabs: Int64 = 0
     /// Pixels grabbed from the X server.
@@ -24,17 +22,4 @@ public struct DamageStatus: Sendable, Codable, Equatable {
 
     /// Creates an empty status.
     public init() {}
-
-    /// The capture's counters and the encoders' conversion counts.
-    init(statistics: ScreenCaptureStatistics, mode: FrameRateMode, conversions: Int64, convertedRows: Int64) {
-        tracking = statistics.damageTracking
-        frameRateMode = mode.rawValue
-        grabs = statistics.grabs
-        grabbedPixels = statistics.grabbedPixels
-        damagedPixels = statistics.damagedPixels
-        unchangedTicks = statistics.unchangedTicks
-        repeatedFrames = statistics.repeatedFrames
-        self.conversions = conversions
-        self.convertedRows = convertedRows
-    }
 }

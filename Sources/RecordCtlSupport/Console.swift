@@ -1,16 +1,16 @@
 import Glibc
-import RecordKitService
+import RecordKitControl
 
 /// Writes to the terminal with `write(2)`, which Swift 6 allows from any thread.
-enum Console {
+package enum Console {
     /// Writes one line to standard error.
-    static func error(_ message: String) { write(2, "recordctl: " + message + "\n") }
+    package static func error(_ message: String) { write(2, "recordctl: " + message + "\n") }
     /// Writes one line to standard output.
-    static func out(_ message: String) { write(1, message + "\n") }
+    package static func out(_ message: String) { write(1, message + "\n") }
     /// Writes raw text to standard error (for the live status line).
-    static func status(_ text: String) { write(2, text) }
+    package static func status(_ text: String) { write(2, text) }
     /// Whether standard error is a terminal.
-    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+    package static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     /// Writes `text` with every URL's secrets masked (``SecretRedactor``).
     private static func write(_ fd: Int32, _ text: String) {

@@ -23,6 +23,9 @@ public struct CaptureStatus: Sendable, Codable {
     public var audioLevelsDb: [String: Double]?
     /// Damage-driven capture counters (grabs, conversions, damaged area); nil before capture starts.
     public var damage: DamageStatus?
+
+    /// Zero counters, no tracks.
+    public init() {}
 }
 
 /// A snapshot of a recording, as `recordctl status` shows it.

@@ -1,3 +1,4 @@
+import RecordCtlSupport
 import RecordKitService
 import Synchronization
 

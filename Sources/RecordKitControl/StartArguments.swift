@@ -1,5 +1,3 @@
-import RecordKitExtensions
-
 /// What `recordctl start` asks the service to record (the same options as `recordctl record`).
 public struct StartArguments: Codable, Sendable, Equatable {
     /// The client's X display (`DISPLAY`): the service records the caller's display.

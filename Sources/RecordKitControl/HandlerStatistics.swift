@@ -37,4 +37,13 @@ public struct HandlerSnapshot: Sendable, Codable {
     public var serviceInfo: [String: String]
     /// Its counters.
     public var statistics: HandlerStatistics
+
+    /// Creates a snapshot.
+    public init(name: String, state: HandlerState, error: String?, serviceInfo: [String: String], statistics: HandlerStatistics) {
+        self.name = name
+        self.state = state
+        self.error = error
+        self.serviceInfo = serviceInfo
+        self.statistics = statistics
+    }
 }

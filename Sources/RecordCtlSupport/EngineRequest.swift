@@ -1,0 +1,48 @@
+import Foundation
+import RecordKitControl
+
+/// What `recordctl` hands `recordctl-engine` for a verb that runs in process (issue 12): the
+/// verb with everything recordctl already parsed and checked, so the engine parses no command
+/// line and prints nothing recordctl would not have printed itself.
+///
+/// It travels as JSON in the environment variable ``environmentKey`` (not in argv, which any
+/// user can read in `ps`: a `record --rtmp` request holds the stream key from
+/// `--rtmp-key-file`); the engine removes it from its environment before doing anything else.
+package enum EngineRequest: Codable, Sendable, Equatable {
+    /// `recordctl record`: these start arguments, for `duration` seconds of recorded time (nil: until a signal).
+    case record(StartArguments, duration: Double?)
+    /// `recordctl trim`: cut `file` to [`start`, `end`) seconds into `output` (absolute paths).
+    case trim(file: String, start: Double, end: Double, output: String, overwrite: Bool)
+    /// `recordctl extensions`: list them, also from `directories` (absolute), as JSON or text.
+    case extensions(directories: [String], json: Bool)
+    /// `recordctl monitors`: the RandR monitors of `$DISPLAY`.
+    case monitors(json: Bool)
+    /// `recordctl audio-sources`: the applications, sinks and sources of `$PULSE_SERVER`.
+    case audioSources(json: Bool)
+
+    /// The environment variable that carries the request.
+    package static let environmentKey = "RECORDCTL_ENGINE_REQUEST"
+    /// The engine's file name; recordctl runs it from its own directory.
+    package static let engineName = "recordctl-engine"
+
+    /// The verb, as the engine's `argv[1]` shows it in `ps`.
+    package var verb: String {
+        switch self {
+        case .record: return "record"
+        case .trim: return "trim"
+        case .extensions: return "extensions"
+        case .monitors: return "monitors"
+        case .audioSources: return "audio-sources"
+        }
+    }
+
+    /// The request as the JSON text put in the environment.
+    package func encoded() throws -> String {
+        String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
+    }
+
+    /// Decodes the request from its JSON text.
+    package static func decode(_ text: String) throws -> EngineRequest {
+        try JSONDecoder().decode(EngineRequest.self, from: Data(text.utf8))
+    }
+}

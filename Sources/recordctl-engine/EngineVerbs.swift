@@ -1,0 +1,49 @@
+import Foundation
+import RecordCtlSupport
+import RecordKitService
+
+/// Runs one ``EngineRequest`` in this process and returns recordctl's exit code for it: what
+/// `recordctl record`, `extensions`, `monitors` and `audio-sources` did in process before
+/// recordctl became a thin client (issue 12), unchanged.
+enum EngineVerbs {
+    /// Runs `request`; returns the exit code.
+    static func run(_ request: EngineRequest) -> Int32 {
+        switch request {
+        case let .record(arguments, duration):
+            return record(arguments, duration: duration)
+        case let .trim(file, start, end, output, overwrite):
+            return TrimVerb.run(file: file, start: start, end: end, output: output, overwrite: overwrite)
+        case let .extensions(directories, json):
+            return extensions(directories: directories, json: json)
+        case let .monitors(json):
+            return SourceListingVerbs.monitors(json: json)
+        case let .audioSources(json):
+            return SourceListingVerbs.audioSources(json: json)
+        }
+    }
+
+    /// `recordctl record`: every value checked as the recording will check it (an encoder that
+    /// cannot open, Opus in MP4, an unknown extension: exit 64 before anything records), then
+    /// one recording in the foreground.
+    static func record(_ arguments: StartArguments, duration: Double?) -> Int32 {
+        do throws(ControlError) { try arguments.check() } catch {
+            Console.error(error.message)
+            return ExitCodes.usage
+        }
+        return ForegroundSession(arguments: arguments).run(duration: duration)
+    }
+
+    /// `recordctl extensions`: every extension, where it comes from, why a broken one cannot load.
+    static func extensions(directories: [String], json: Bool) -> Int32 {
+        let listings = ExtensionListing.all(extensionsDirectories: directories)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            Console.out(String(decoding: (try? encoder.encode(listings)) ?? Data(), as: UTF8.self))
+            return 0
+        }
+        Console.out("user extensions: \(ExtensionListing.userDirectory)")
+        for listing in listings { Console.out(listing.text) }
+        return 0
+    }
+}
