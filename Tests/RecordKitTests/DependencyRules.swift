@@ -14,6 +14,11 @@ struct DependencyRules {
     static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension"]
     /// Platform and C modules the SDK must never see.
     static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims"]
+    /// The thin `recordctl` and what it links (issue 12): they must never reach, directly or
+    /// through any target of the package, a library whose loading costs ~45 ms at each start.
+    static let thinClient: Set<String> = ["recordctl", "RecordCtlSupport", "RecordKitControl"]
+    /// The libraries the thin client must not load: FFmpeg, X11, PulseAudio.
+    static let engineLibraries: Set<String> = ["CFFmpeg", "CX11", "CPulse"]
 
     /// What each part may depend on (declared dependencies and imports alike), besides the
     /// system (Foundation, Glibc, Dispatch, Synchronization) and the packages named here.
@@ -21,9 +26,10 @@ struct DependencyRules {
         "RecordKit": [],
         "RecordKitCapture": ["RecordKit", "CX11", "CPulse", "CShims"],
         "RecordKitMedia": ["RecordKit", "CFFmpeg"],
-        "RecordKitPipeline": ["RecordKit", "RecordKitCapture", "RecordKitMedia", "CShims"],
+        // RecordKitControl: the control protocol's values (the recorder's status, extension requests) travel in it.
+        "RecordKitPipeline": ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl", "CShims"],
         "RecordKitExtensionSDK": ["RecordKit", "CShims"],
-        "RecordKitExtensions": ["RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "CShims"],
+        "RecordKitExtensions": ["RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "RecordKitControl", "CShims"],
         "FileUploadExtension": ["RecordKit", "RecordKitMedia"],
         "ReplayBufferExtension": ["RecordKit", "RecordKitMedia"],
         "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
@@ -31,9 +37,13 @@ struct DependencyRules {
         "PreviewExtension": ["RecordKit", "RecordKitMedia", "FlyingFox", "FlyingSocks"],
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
-        "RecordKitService": ["RecordKit", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
-        "recordctl": ["RecordKit", "RecordKitService", "RecordKitConfig", "ArgumentParser",
-                      "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
+        "RecordKitService": ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
+        // The thin command line (issue 12) and what it links; the engine runs the in-process verbs.
+        "RecordKitControl": ["CShims"],
+        "RecordCtlSupport": ["RecordKitControl"],
+        "recordctl": ["RecordKitControl", "RecordCtlSupport", "RecordKitConfig", "ArgumentParser"],
+        "recordctl-engine": ["RecordKitService", "RecordCtlSupport",
+                             "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
         "RecordKitConfig": ["TOMLKit"],
         "recordd": ["RecordKitService"],
     ]
@@ -54,12 +64,30 @@ struct DependencyRules {
             if handlers.contains(target.name), !used.isDisjoint(with: handlers.subtracting([target.name])) {
                 found.append("handler \(target.name) imports another handler")
             }
-            if ["RecordKitService", "recordctl", "recordd", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline"].contains(target.name),
+            if ["RecordKitService", "recordctl", "recordctl-engine", "recordd", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline"].contains(target.name),
                !used.isDisjoint(with: handlers) {
                 found.append("\(target.name) names a concrete handler; it must take handlers from the catalog by name")
             }
         }
+        let byName = Dictionary(targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for name in thinClient.sorted() where byName[name] != nil {
+            for library in reached(from: name, in: byName).intersection(engineLibraries).sorted() {
+                found.append("\(name) reaches \(library): the thin recordctl must not load FFmpeg, X11 or PulseAudio; "
+                             + "run the verb in recordctl-engine")
+            }
+        }
         return found
+    }
+
+    /// Every target and module `name` depends on or imports, directly or through other targets.
+    static func reached(from name: String, in targets: [String: Target]) -> Set<String> {
+        var seen: Set<String> = []
+        var pending = [name]
+        while let next = pending.popLast() {
+            guard let target = targets[next] else { continue }
+            for module in target.dependencies.union(target.imports) where seen.insert(module).inserted { pending.append(module) }
+        }
+        return seen
     }
 
     /// The package at `root` as it is: targets from `swift package dump-package`, imports from

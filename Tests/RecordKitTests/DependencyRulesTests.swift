@@ -29,5 +29,8 @@ final class DependencyRulesTests: XCTestCase {
         XCTAssertTrue(broken("RecordKit", importing: "CFFmpeg").contains { $0.contains("imports a C module") })
         XCTAssertTrue(broken("RTMPUploadExtension", importing: "FileUploadExtension").contains { $0.contains("imports another handler") })
         XCTAssertTrue(broken("RecordKitMedia", importing: "RTMPUploadExtension").contains { $0.contains("names a concrete handler") })
+        // The thin client (issue 12): reaching FFmpeg through another target is caught too.
+        XCTAssertTrue(broken("recordctl", importing: "RecordKitService").contains { $0.contains("recordctl reaches CFFmpeg") })
+        XCTAssertTrue(broken("RecordKitControl", importing: "RecordKitCapture").contains { $0.contains("RecordKitControl reaches CX11") })
     }
 }
