@@ -133,9 +133,10 @@ def main():
             die(f"unknown case {c!r}")
     if "mostly-still" in cases and not os.access(args.testwindow, os.X_OK):
         die(f"{args.testwindow} not found: swift build -c release --product rk-testwindow")
-    if any(r.startswith("ours") for r in recorders) and not os.access(args.recordctl, os.X_OK):
-        die(f"{args.recordctl} not found: swift build -c release --product recordctl "
-            f"(or --recorders ffmpeg)")
+    engine = os.path.join(os.path.dirname(args.recordctl), "recordctl-engine")
+    if any(r.startswith("ours") for r in recorders) and not (os.access(args.recordctl, os.X_OK) and os.access(engine, os.X_OK)):
+        die(f"{args.recordctl} or {engine} not found: swift build -c release --product recordctl; "
+            f"swift build -c release --product recordctl-engine (or --recorders ffmpeg)")
 
     env, started_rig = load_rig(args)
     out_dir = args.out_dir or os.path.join(env["RK_RIG_DIR"], "bench")

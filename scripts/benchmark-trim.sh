@@ -19,6 +19,7 @@ if [ -z "$src" ]; then
     -c:v libx264 -preset veryfast -crf 23 -g 60 -keyint_min 60 -sc_threshold 0 -c:a aac -b:a 128k "$src"
 fi
 swift build --scratch-path .build -c release --product recordctl >/dev/null
+swift build --scratch-path .build -c release --product recordctl-engine >/dev/null  # trim runs in it
 recordctl=$(swift build --scratch-path .build -c release --show-bin-path)/recordctl
 measure() {  # label, command...: prints "label wall cpu"
   local label=$1; shift

@@ -363,9 +363,10 @@ def main():
     for r in recorders:
         if r not in ("ours", "ffmpeg", "ours-rtmp", "ffmpeg-tee", "ours-replay", "ours-preview", "ours-preview-socket"):
             die(f"unknown recorder {r!r}")
-    if any(r.startswith("ours") for r in recorders) and not os.access(args.recordctl, os.X_OK):
-        die(f"{args.recordctl} not found: swift build -c release --product recordctl "
-            f"(or --recorders ffmpeg)")
+    engine = os.path.join(os.path.dirname(args.recordctl), "recordctl-engine")
+    if any(r.startswith("ours") for r in recorders) and not (os.access(args.recordctl, os.X_OK) and os.access(engine, os.X_OK)):
+        die(f"{args.recordctl} or {engine} not found: swift build -c release --product recordctl; "
+            f"swift build -c release --product recordctl-engine (or --recorders ffmpeg)")
 
     env, started_rig = load_rig(args)
     out_dir = args.out_dir or os.path.join(env["RK_RIG_DIR"], "bench")
