@@ -265,9 +265,15 @@ def side_by_side(args, env, out_dir):
         if not ma or not mb or not pa["frames"] or not pb["frames"]:
             log(f"side by side: no result ({pa}, {pb})")
             continue
+        # Distinct pictures: a recorder whose grab falls before the player's update takes the same
+        # picture twice (almost free to encode) and skips the next one, so bits per frame would
+        # favour it; bits per distinct picture compare what was actually recorded.
+        da, db = picture_changes(a, env)[0], picture_changes(b, env)[0]
         runs.append({"region": size, "seconds": args.side_by_side, "first": first, "ours_mbps": ma, "ffmpeg_mbps": mb,
                      "ours_frames": pa["frames"], "ffmpeg_frames": pb["frames"], "ratio": ma / mb,
-                     "per_frame_ratio": (ma / pa["frames"]) / (mb / pb["frames"])})
+                     "per_frame_ratio": (ma / pa["frames"]) / (mb / pb["frames"]),
+                     "ours_distinct": da, "ffmpeg_distinct": db,
+                     "per_distinct_ratio": (ma / da) / (mb / db) if da and db else None})
     return {"runs": runs}
 
 
@@ -533,8 +539,10 @@ def main():
     if side:
         for r in side["runs"]:
             print(f"\nside by side, {r['seconds']} s of {r['region']}: ours {r['ours_mbps']:.3f} Mbit/s "
-                  f"({r['ours_frames']} frames), FFmpeg {r['ffmpeg_mbps']:.3f} Mbit/s ({r['ffmpeg_frames']} frames), "
-                  f"ratio {r['ratio']:.3f}, per frame {r['per_frame_ratio']:.3f}")
+                  f"({r['ours_frames']} frames, {r['ours_distinct']} distinct), FFmpeg {r['ffmpeg_mbps']:.3f} Mbit/s "
+                  f"({r['ffmpeg_frames']} frames, {r['ffmpeg_distinct']} distinct), "
+                  f"ratio {r['ratio']:.3f}, per frame {r['per_frame_ratio']:.3f}, "
+                  f"per distinct picture {fmt(r['per_distinct_ratio'], '.3f')}")
     if latency:
         print(f"\nrecordctl start with the service running, {latency['n']} starts (ms): "
               f"min {latency['min']:.0f}, median {latency['median']:.0f}, p90 {latency['p90']:.0f}, max {latency['max']:.0f}; "
