@@ -8,28 +8,12 @@ final class AppAudioTests: EndToEndTestCase {
     let toneA = 600.0
     let toneB = 1500.0
 
-    /// An ffmpeg client playing `frequency` into the rig's app sink under application name `name`.
     private func player(_ name: String, _ frequency: Double) throws -> RunningProcess {
-        let p = try RunningProcess("ffmpeg", [
-            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=\(Int(frequency)):sample_rate=48000",
-            "-ac", "2", "-f", "pulse", "-buffer_duration", "40", "-name", name, "-device", "app_sink", "tone",
-        ], environment: rig.environment)
-        addTeardownBlock { p.terminate(grace: 2); _ = p.wait(timeout: 5, grace: 1) }
-        return p
+        try tonePlayer(name, frequency, environment: rig.environment)
     }
 
     private func waitUntilPlaying(_ name: String, rc: Recordctl) throws -> String {
-        var last = ""
-        for _ in 0..<50 {
-            let r = try ProcessRunner.run(rc.path, ["audio-sources"], environment: rig.environment, timeout: 20)
-            last = r.stdout
-            if r.stdout.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(name + "\t") }) {
-                return r.stdout
-            }
-            usleep(100_000)
-        }
-        XCTFail("\(name) never showed up in `recordctl audio-sources`: \(last)")
-        return last
+        try waitUntilListed(name, recordctl: rc, environment: rig.environment)
     }
 
     func testOneApplicationsToneOnlyAndItComesBackAfterARestart() throws {
