@@ -15,17 +15,10 @@ final class OverloadTests: EndToEndTestCase {
     func testAnEncoderTooSlowDropsFramesEvenlyTellsTheUserOnceAndKeepsSync() throws {
         let service = try ServiceHarness(rig: rig, workDir: workDir, extraEnvironment: ["RECORDKIT_TEST_ENCODE_DELAY_MS": "45"])
         addTeardownBlock { service.shutdown() }
-        let flashbeep = URL(fileURLWithPath: try rig.recordctlPath()).deletingLastPathComponent().appendingPathComponent("rk-flashbeep").path
-        let flash = try RunningProcess(flashbeep,
-                                       ["--size", "640x360", "--position", "200,200", "--every", "0.7", "--sink", "app_sink"],
-                                       environment: rig.environment)
-        addTeardownBlock { flash.terminate(grace: 1) }
-        XCTAssertNotNil(flash.waitForLine(timeout: 10) { $0.hasPrefix("0x") }, "flash window up")
-        Thread.sleep(forTimeInterval: 1)
-
+        _ = try FlashBeep.start(in: self)
         let events = try service.watchEvents()
         let output = path("overload.mp4")
-        try service.ok(["start", "--frame-rate-mode", "constant", "--region", "640x360+200+200", "--output", output, "--no-mic"])
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", FlashBeep.region, "--output", output, "--no-mic"])
         // While recording, the status says why frames are lost.
         var statusWarning: String?
         let until = Date().addingTimeInterval(9)
@@ -62,10 +55,7 @@ final class OverloadTests: EndToEndTestCase {
         // the flash's onset one frame later, hence the extra frame period per pair).
         let flashes = FrameStats.flashOnsets(frames)
         let beeps = try BeepDetector.onsets(output, audioStream: 0)
-        var offsets: [Double] = []
-        for f in flashes {
-            if let b = beeps.min(by: { abs($0 - f) < abs($1 - f) }), abs(b - f) < 0.2 { offsets.append(b - f) }
-        }
+        let offsets = FlashBeep.offsets(flashes: flashes, beeps: beeps, within: 0.2)
         XCTAssertGreaterThanOrEqual(offsets.count, 6, "enough flash/beep pairs (flashes \(flashes.count), beeps \(beeps.count))")
         let mean = offsets.reduce(0, +) / Double(max(offsets.count, 1))
         print(String(format: "OverloadTests: A/V offset over %d pairs: mean %.1f ms, worst %.1f ms (audio minus video)",

@@ -72,24 +72,14 @@ final class PipeWireAudioTests: EndToEndTestCase {
         let result = recording.wait(timeout: 60)
         XCTAssertEqual(result.exitCode, 0, "\(result)")
 
-        let probe = try FFprobe.probe(out)
-        XCTAssertEqual(probe.audio.count, 1, "only the app track: \(probe)")
-        let candidates = [toneA, toneB]
-        let before = try ToneAnalyzer.analyze(out, audioStream: 0, candidates: candidates, start: 0.5, duration: 2)
-        let after = try ToneAnalyzer.analyze(out, audioStream: 0, candidates: candidates, start: 5.5, duration: 3)
-        verbose("PipeWire, before restart: \(before); after: \(after)")
-        for (report, when) in [(before, "before the restart"), (after, "after the restart")] {
-            XCTAssertGreaterThan(report.rmsDBFS, -40, "\(when): the application's sound is there: \(report)")
-            XCTAssertEqual(report.dominant, toneA, "\(when): only application A's tone: \(report)")
-            XCTAssertGreaterThan(report.dominanceDB, 20, "\(when): nothing of the other application: \(report)")
-        }
+        try assertOnlyTone(toneA, in: out, among: [toneA, toneB], label: "PipeWire")
 
         // By pid: the restarted player's process id selects the same application.
         let byPid = path("pw-app-audio-pid.mkv")
         let r = try rc.record(["--app-audio-from", "\(a.pid)", "--no-mic", "--duration", "3", "--format", "mkv", "--output", byPid],
                               environment: pwEnv, timeout: 60)
         XCTAssertEqual(r.exitCode, 0, "\(r)")
-        let pidReport = try ToneAnalyzer.analyze(byPid, audioStream: 0, candidates: candidates, start: 0.5, duration: 2)
+        let pidReport = try ToneAnalyzer.analyze(byPid, audioStream: 0, candidates: [toneA, toneB], start: 0.5, duration: 2)
         verbose("PipeWire, by pid \(a.pid): \(pidReport)")
         XCTAssertGreaterThan(pidReport.rmsDBFS, -40, "by pid: the application's sound is there: \(pidReport)")
         XCTAssertEqual(pidReport.dominant, toneA, "by pid: application A's tone: \(pidReport)")

@@ -33,4 +33,21 @@ extension EndToEndTestCase {
         XCTFail("\(count) stream(s) of \(name) never showed up in `recordctl audio-sources`: \(last)")
         return last
     }
+
+    /// Checks that the only audio track of `path` holds application `tone` alone (louder than
+    /// -40 dBFS and 20 dB above every other of `candidates`) both before (0.5-2.5 s) and after
+    /// (5.5-8.5 s) its player restarted, at about 3 s.
+    func assertOnlyTone(_ tone: Double, in path: String, among candidates: [Double], label: String,
+                        file: StaticString = #filePath, line: UInt = #line) throws {
+        let probe = try FFprobe.probe(path)
+        XCTAssertEqual(probe.audio.count, 1, "only the app track: \(probe)", file: file, line: line)
+        let before = try ToneAnalyzer.analyze(path, audioStream: 0, candidates: candidates, start: 0.5, duration: 2)
+        let after = try ToneAnalyzer.analyze(path, audioStream: 0, candidates: candidates, start: 5.5, duration: 3)
+        verbose("\(label): before restart: \(before); after: \(after)")
+        for (report, when) in [(before, "before the restart"), (after, "after the restart")] {
+            XCTAssertGreaterThan(report.rmsDBFS, -40, "\(label), \(when): the application's sound is there: \(report)", file: file, line: line)
+            XCTAssertEqual(report.dominant, tone, "\(label), \(when): only the application's tone: \(report)", file: file, line: line)
+            XCTAssertGreaterThan(report.dominanceDB, 20, "\(label), \(when): nothing of the others: \(report)", file: file, line: line)
+        }
+    }
 }
