@@ -225,7 +225,8 @@ class PreviewViewer:
         secs = self.output.get("seconds") or None
         return {"viewer_presented": self.output["presented"], "viewer_dropped": self.output["dropped"],
                 "viewer_played_s": self.output["played_s"], "glass_to_glass_s": delays,
-                "viewer_priority": self.priority,
+                "viewer_priority": self.priority, "viewer_keyframe_requests": self.output.get("keyframe_requests"),
+                "viewer_keyframe_only_s": self.output.get("keyframe_only_s"),
                 "viewer_cpu_per_s": round(cpu["total"] / secs, 3) if secs and "total" in cpu else None,
                 "viewer_cpu_by_process_per_s": {k: round(v / secs, 3) for k, v in cpu.items()} if secs else None,
                 "glass_to_glass_median_s": sorted(delays)[len(delays) // 2] if delays else None}
@@ -429,7 +430,9 @@ def main():
                         log(f"  socket viewer: {m.get('viewer_bytes')} bytes read, {m.get('viewer_error') or 'ok'}")
                     else:
                         log(f"  preview viewer ({args.viewer_priority} priority): {m.get('viewer_presented')} frames presented, "
-                            f"{m.get('viewer_dropped')} dropped by the page; Chromium {fmt(m.get('viewer_cpu_per_s'), '.3f')} CPU-s/s "
+                            f"{m.get('viewer_dropped')} dropped by the page, {m.get('viewer_keyframe_requests')} times behind "
+                            f"(key frames only for {fmt(m.get('viewer_keyframe_only_s'), '.1f')} s); "
+                            f"Chromium {fmt(m.get('viewer_cpu_per_s'), '.3f')} CPU-s/s "
                             f"{m.get('viewer_cpu_by_process_per_s')}; glass-to-glass {fmt(m.get('glass_to_glass_median_s'), '.3f')} s "
                             f"median ({m.get('glass_to_glass_s')})")
                 m.update(probe(out, env))

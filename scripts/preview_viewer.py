@@ -12,7 +12,8 @@ with a rect), never converting or drawing a whole frame.
 
 Prints one JSON object: `seen` (CLOCK_MONOTONIC seconds of each white onset), `presented` and
 `dropped` (the video's playback quality counters), `played_s` (how far currentTime advanced),
-`probe_errors` (frames the probe could not read),
+`probe_errors` (frames the probe could not read), `keyframe_requests` and `keyframe_only_s` (how
+often and how long the page, being behind, asked for key frames only),
 `chromium_cpu` (Chromium's CPU seconds over the S seconds, per process type, chromium_cpu.py)
 and `seconds`. Bounded: page load 30 s, playback start 30 s.
 
@@ -100,10 +101,12 @@ def main():
         result = driver.execute_script("""
             const v = document.getElementById('video'); const q = v.getVideoPlaybackQuality();
             return {seen: window.flashSeen, presented: q.totalVideoFrames, dropped: q.droppedVideoFrames,
-                    played: v.currentTime - window.startTime, probeErrors: window.flashProbeErrors};""")
+                    played: v.currentTime - window.startTime, probeErrors: window.flashProbeErrors,
+                    keyOnly: window.rk.keyFrameOnlySeconds || 0, keyRequests: window.rk.keyFrameRequests || 0};""")
         print(json.dumps({"seen": [t / 1000.0 + offset for t in result["seen"]], "presented": result["presented"],
                           "dropped": result["dropped"], "played_s": result["played"],
-                          "probe_errors": result["probeErrors"], "chromium_cpu": cpu, "seconds": round(seconds, 3)}))
+                          "probe_errors": result["probeErrors"], "keyframe_only_s": result["keyOnly"],
+                          "keyframe_requests": result["keyRequests"], "chromium_cpu": cpu, "seconds": round(seconds, 3)}))
     finally:
         driver.quit()
 
