@@ -82,6 +82,39 @@ extension PreviewTests {
         try service.ok(["stop"])
     }
 
+    /// `recordctl preview --open` starts the opener (and so the browser it starts) in a session
+    /// of its own, at nice 10, with that session's autogroup at nice 10: a viewer yields the CPU
+    /// to the recording. `xdg-open` here is a stand-in on PATH that writes down what it got.
+    func testPreviewOpenStartsTheBrowserAtALowerPriorityInItsOwnSession() throws {
+        let w = try window(size: (320, 240), color: 0x404040)
+        let url = try startWithPreview(["--window", w.id])
+        let bin = workDir + "/fake-bin", out = workDir + "/xdg-open.out"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let script = """
+            #!/bin/sh
+            { echo "$1"; nice; cut -d' ' -f3 /proc/self/autogroup; echo $$; ps -o sid= -p $$ | tr -d ' '; } > \(out).tmp
+            mv \(out).tmp \(out)
+            """
+        try script.write(toFile: bin + "/xdg-open", atomically: true, encoding: .utf8)
+        chmod(bin + "/xdg-open", 0o755)
+        var environment = service.environment
+        environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        let result = try ProcessRunner.run(service.recordctl, ["preview", "--open"], environment: environment, timeout: 30)
+        XCTAssertEqual(result.exitCode, 0, "\(result)")
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: out) && Date() < deadline { usleep(100_000) }
+        let lines = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        verbose("the opener saw \(lines)")
+        XCTAssertEqual(lines.count, 5, "the opener ran")
+        if lines.count == 5 {
+            XCTAssertEqual(lines[0], url, "it got the page's URL as one argument")
+            XCTAssertEqual(lines[1], "10", "nice 10")
+            XCTAssertEqual(lines[2], "10", "its session's autogroup at nice 10")
+            XCTAssertEqual(lines[3], lines[4], "a session of its own (it leads it)")
+        }
+        try service.ok(["stop"])
+    }
+
     /// The `preview` part of the page's own `/status` (with the token).
     private func previewStatus(_ url: String) -> [String: Any]? {
         guard let answer = try? request(url.replacingOccurrences(of: "/?token=", with: "/status?token=")),
