@@ -90,8 +90,9 @@ public final class FragmentedMP4Writer: @unchecked Sendable {
         // movenc makes the first packet written time zero (avoid_negative_ts make_zero); were that
         // audio, a first video frame decoded before it (B-frames: decode time < presentation
         // time) would come out negative and movenc would abort the process ("Assertion next_dts
-        // >= 0 failed at movenc.c", seen at constant frame rate under load). A viewer starts at a
-        // key frame anyway.
+        // >= 0 failed at movenc.c", seen at constant frame rate). What is left out is the live
+        // picture's sound while the encoder's first frame was on its way (a fraction of a
+        // second); a viewer starts at a key frame anyway, and the file keeps everything.
         if !isVideo && !wroteVideo { return nil }
         if isVideo { wroteVideo = true }
         guard case .packet(let encoded) = sample.payload, let packet = PacketBuffer.packet(referencing: encoded.data) else {
