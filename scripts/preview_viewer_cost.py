@@ -109,6 +109,9 @@ def main():
     try:
         driver.get(args.url)
         wait_playing(driver)
+        # Every frame, even when Chromium falls behind: this measures what decoding them costs
+        # (the page would otherwise ask for key frames only, docs/PREVIEW.md).
+        driver.execute_script("window.rk.everyFrame = true")
         time.sleep(2)
         driver.execute_script(CANVAS_PROBE_JS % (140, 140))
         out["canvas"] = measure(driver, args.phase_seconds)
