@@ -202,7 +202,8 @@ class PreviewViewer:
                 stdout, stderr = p.communicate()
             self.output = json.loads(stdout.strip().splitlines()[-1]) if p.returncode == 0 else None
             if self.output is None:
-                self.error = stderr[-500:]
+                lines = [l for l in stderr.splitlines() if l.startswith("preview_viewer:")]
+                self.error = lines[-1] if lines else stderr[-500:]
         except Exception as e:  # reported in the results, the run goes on
             self.error = str(e)
 

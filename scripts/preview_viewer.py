@@ -112,4 +112,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Exception as error:  # one line the benchmark can show (Selenium's own is a stack of addresses)
+        message = str(error).strip().splitlines()
+        sys.exit(f"preview_viewer: {type(error).__name__}: {message[0] if message else ''}")
