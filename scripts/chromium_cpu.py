@@ -59,6 +59,7 @@ def tree_cpu(root_pid):
 
 def diff(after, before):
     """Per-kind CPU seconds spent between two tree_cpu() samples, and their total under "total"."""
-    d = {k: round(after.get(k, 0.0) - before.get(k, 0.0), 3) for k in set(after) | set(before)}
+    # A process that exited in between takes its CPU with it: never below zero.
+    d = {k: round(max(0.0, after.get(k, 0.0) - before.get(k, 0.0)), 3) for k in set(after) | set(before)}
     d["total"] = round(sum(d.values()), 3)
     return d
