@@ -168,24 +168,57 @@ def run_recorder(name, cmd, env, duration, logdir, xpid, content_pid):
         "log": logpath,
     }
 
-def distinct_frames(path, env):
-    """Frames that differ from the one before (decoded, md5 per frame). The test pattern changes
-    every frame, so a repeated frame means the recorder filled a gap with a copy."""
+def picture_changes(path, env):
+    """(distinct, longest_hold_s): frames that differ from the one before (decoded, md5 per
+    frame), and the longest time one picture stays on screen in the file (from its pts to the
+    next different picture's). The test pattern changes every frame, so a repeated frame means
+    the recorder filled a gap with a copy, and a hold longer than a frame period is a hole: a
+    dropped frame, or a recorder that ran late and grabbed the same picture twice."""
     if not os.path.exists(path):
-        return None
+        return None, None
     p = run(["ffmpeg", "-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"],
             timeout=600, env=env, check=False)
     if p.returncode != 0:
-        return None
-    count, last = 0, None
+        return None, None
+    count, last, tb, since, longest, pts = 0, None, None, None, 0.0, None
     for line in p.stdout.decode(errors="replace").splitlines():
+        if line.startswith("#tb 0:"):
+            num, den = line.split(":", 1)[1].strip().split("/")
+            tb = int(num) / int(den)
         if line.startswith("#") or not line.strip():
             continue
-        md5 = line.rsplit(",", 1)[-1].strip()
+        fields = [f.strip() for f in line.split(",")]
+        md5, pts = fields[-1], int(fields[2]) * (tb or 0)
         if md5 != last:
             count += 1
+            if since is not None:
+                longest = max(longest, pts - since)
+            since = pts
         last = md5
-    return count
+    return count, longest
+
+def distinct_frames(path, env):
+    """Frames that differ from the one before (see picture_changes)."""
+    return picture_changes(path, env)[0]
+
+class BackgroundLoad:
+    """N processes that each spin one CPU at normal priority for at most `seconds` (they stop by
+    themselves), to see how a recorder behaves when the machine cannot give it what it needs."""
+    def __init__(self, n, seconds):
+        self.n, self.seconds, self.procs = n, seconds, []
+
+    def __enter__(self):
+        spin = f"import time\nend = time.monotonic() + {self.seconds}\nwhile time.monotonic() < end: pass\n"
+        self.procs = [subprocess.Popen([sys.executable, "-c", spin], stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                      for _ in range(self.n)]
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait(timeout=10)
+        return False
 
 def ffmpeg_progress(path):
     """FFmpeg's own dup/drop counters from its -progress file (JSON only: with x11grab's wallclock

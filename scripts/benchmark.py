@@ -50,6 +50,13 @@ followed by a discard or, every other one, a stop) and prints the distribution, 
 the service adds, and when the file's first frame was captured against the moment the command
 was issued (read from a counter window that steps every 5 ms).
 
+--background-load N runs every recording next to N processes that each spin a CPU (they stop by
+themselves): an overloaded machine. Each run then also shows its wall time (a recorder that runs
+late takes longer than --duration) and its longest hold (the longest time one picture stays in
+the file: a dropped frame, or a late recorder grabbing the same picture twice).
+
+  scripts/benchmark.py --recorders ours,ffmpeg --rounds 2 --duration 20 --background-load 2
+
   scripts/benchmark.py                      # 2 rounds x 30 s, both recorders
   scripts/benchmark.py --recorders ours,ours-rtmp,ffmpeg,ffmpeg-tee
   scripts/benchmark.py --recorders ours --rounds 0 --start-latency 20
@@ -70,7 +77,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, start_content, stop_process, run_recorder, distinct_frames, ffmpeg_progress, mean, fmt, probe
+from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, start_content, stop_process, run_recorder, picture_changes, ffmpeg_progress, mean, fmt, probe, BackgroundLoad
 
 
 
@@ -284,9 +291,15 @@ def side_by_side(args, env, out_dir):
         if not ma or not mb or not pa["frames"] or not pb["frames"]:
             log(f"side by side: no result ({pa}, {pb})")
             continue
+        # Distinct pictures: a recorder whose grab falls before the player's update takes the same
+        # picture twice (almost free to encode) and skips the next one, so bits per frame would
+        # favour it; bits per distinct picture compare what was actually recorded.
+        da, db = picture_changes(a, env)[0], picture_changes(b, env)[0]
         runs.append({"region": size, "seconds": args.side_by_side, "first": first, "ours_mbps": ma, "ffmpeg_mbps": mb,
                      "ours_frames": pa["frames"], "ffmpeg_frames": pb["frames"], "ratio": ma / mb,
-                     "per_frame_ratio": (ma / pa["frames"]) / (mb / pb["frames"])})
+                     "per_frame_ratio": (ma / pa["frames"]) / (mb / pb["frames"]),
+                     "ours_distinct": da, "ffmpeg_distinct": db,
+                     "per_distinct_ratio": (ma / da) / (mb / db) if da and db else None})
     return {"runs": runs}
 
 
@@ -384,6 +397,9 @@ def main():
     ap.add_argument("--viewer-priority", choices=("low", "normal"), default="low",
                     help="ours-preview's Chromium viewer: low (default; as `recordctl preview --open` starts a browser: "
                          "own session, nice 10, autogroup nice 10) or normal (the benchmark's own priority) (issue 9)")
+    ap.add_argument("--background-load", type=int, default=0, metavar="N",
+                    help="run every recording with N processes spinning a CPU each (an overloaded machine): "
+                         "compare how late each recorder runs (wall time) and its longest hole (issue 12)")
     ap.add_argument("--start-latency", type=int, default=0, metavar="N",
                     help="also time N `recordctl start` calls with the service running (issue 12)")
     args = ap.parse_args()
@@ -426,7 +442,8 @@ def main():
                 viewer = PreviewViewer(os.path.join(logdir, f"{name}-r{rnd}.log"), args.duration, env,
                                        browser=name == "ours-preview", priority=args.viewer_priority) \
                     if name in ("ours-preview", "ours-preview-socket") else None
-                m = run_recorder(f"{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
+                with BackgroundLoad(args.background_load, args.duration + 120):
+                    m = run_recorder(f"{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
                 if viewer is not None:
                     m.update(viewer.result(flasher))
                     if name == "ours-preview-socket":
@@ -439,7 +456,7 @@ def main():
                             f"{m.get('viewer_cpu_by_process_per_s')}; glass-to-glass {fmt(m.get('glass_to_glass_median_s'), '.3f')} s "
                             f"median ({m.get('glass_to_glass_s')})")
                 m.update(probe(out, env))
-                m["distinct_frames"] = distinct_frames(out, env)
+                m["distinct_frames"], m["longest_hold_s"] = picture_changes(out, env)
                 if name in ("ours-rtmp", "ffmpeg-tee"):
                     m.update(server_probe(env, key))
                 if name == "ffmpeg":
@@ -456,7 +473,8 @@ def main():
                                         if m["cpu_per_s"] is not None and m["x_cpu_per_s"] is not None else None)
                 log(f"  exit {m['exit']}, {m['frames']}/{expected} frames, "
                     f"{fmt(m['cpu_per_s'], '.3f')} CPU-s/s, peak {m['peak_rss_mb']:.0f} MB, "
-                    f"X {fmt(m['x_cpu_per_s'], '.3f')} CPU-s/s")
+                    f"X {fmt(m['x_cpu_per_s'], '.3f')} CPU-s/s, wall {m['wall_s']:.1f} s for {args.duration} s, "
+                    f"{m['distinct_frames']} distinct pictures, longest hold {fmt((m['longest_hold_s'] or 0) * 1000, '.0f')} ms")
                 if not args.keep and os.path.exists(out):
                     os.unlink(out)
                 results.append(m)
@@ -477,6 +495,7 @@ def main():
         summary[name] = {k: mean([r.get(k) for r in rs]) for k in
                          ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "frames", "dropped",
                           "distinct_frames", "cpu_s", "wall_s", "file_mb", "video_mbps", "server_frames")}
+        summary[name]["longest_hold_s"] = max((r.get("longest_hold_s") or 0 for r in rs), default=None)
         summary[name]["worst_dropped"] = max((r["dropped"] for r in rs), default=None)
         summary[name]["failed_runs"] = sum(1 for r in rs if r["exit"] != 0 or r.get("error"))
     ratios = {}
@@ -548,14 +567,17 @@ def main():
         print(f"{name:<7} mean: {fmt(s['cpu_per_s'], '.3f')} CPU-s/s, peak {fmt(s['peak_rss_mb'], '.0f')} MB, "
               f"X server {fmt(s['x_cpu_per_s'], '.3f')} CPU-s/s, recorder+X {fmt(s['total_cpu_per_s'], '.3f')} CPU-s/s, "
               f"dropped {fmt(s['dropped'], '.1f')} (worst {s['worst_dropped']}), "
-              f"distinct frames {fmt(s['distinct_frames'], '.1f')}, failed runs {s['failed_runs']}")
+              f"distinct frames {fmt(s['distinct_frames'], '.1f')}, longest hold {fmt((s['longest_hold_s'] or 0) * 1000, '.0f')} ms, "
+              f"wall {fmt(s['wall_s'], '.1f')} s per {args.duration} s recording, failed runs {s['failed_runs']}")
     if ratios:
         print("\nratios: " + ", ".join(f"{k} {fmt(v, '.2f')}" for k, v in ratios.items()))
     if side:
         for r in side["runs"]:
             print(f"\nside by side, {r['seconds']} s of {r['region']}: ours {r['ours_mbps']:.3f} Mbit/s "
-                  f"({r['ours_frames']} frames), FFmpeg {r['ffmpeg_mbps']:.3f} Mbit/s ({r['ffmpeg_frames']} frames), "
-                  f"ratio {r['ratio']:.3f}, per frame {r['per_frame_ratio']:.3f}")
+                  f"({r['ours_frames']} frames, {r['ours_distinct']} distinct), FFmpeg {r['ffmpeg_mbps']:.3f} Mbit/s "
+                  f"({r['ffmpeg_frames']} frames, {r['ffmpeg_distinct']} distinct), "
+                  f"ratio {r['ratio']:.3f}, per frame {r['per_frame_ratio']:.3f}, "
+                  f"per distinct picture {fmt(r['per_distinct_ratio'], '.3f')}")
     if latency:
         print(f"\nrecordctl start with the service running, {latency['n']} starts (ms): "
               f"min {latency['min']:.0f}, median {latency['median']:.0f}, p90 {latency['p90']:.0f}, max {latency['max']:.0f}; "

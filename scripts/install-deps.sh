@@ -9,6 +9,7 @@ PKGS=(
   libpulse-dev
   ffmpeg xvfb x11-utils x11-xserver-utils xdotool openbox
   pulseaudio pulseaudio-utils
+  pipewire pipewire-pulse wireplumber
   nginx-light libnginx-mod-rtmp
   procps psmisc python3
   time curl util-linux

@@ -7,14 +7,20 @@ import Synchronization
 /// never takes a degraded file for a complete one. Events arrive on the recorder's threads.
 final class ForegroundOutcome: Sendable {
     private let warnings = Mutex<[String]>([])
+    private let printed = Mutex<[String]>([])
 
     /// Records `event`.
     func note(_ event: RecordingEvent) {
-        if event.isWarning { warnings.withLock { $0.append(event.reason) } }
+        guard event.isWarning else { return }
+        // Dropped frames under load are reported (printed when they start) but do not make the
+        // recording degraded: every remaining frame is on time and in sync.
+        if event.kind == "overload" { printed.withLock { $0.append(event.reason) } } else { warnings.withLock { $0.append(event.reason) } }
     }
 
     /// Whether `warning` came as a live event (and was printed then).
-    func wasPrinted(_ warning: String) -> Bool { warnings.withLock { $0.contains(warning) } }
+    func wasPrinted(_ warning: String) -> Bool {
+        warnings.withLock { $0.contains(warning) } || printed.withLock { $0.contains(warning) }
+    }
 
     /// 0, or 69 when a server was lost while recording.
     var exitCode: Int32 {

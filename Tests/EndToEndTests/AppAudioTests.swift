@@ -8,28 +8,12 @@ final class AppAudioTests: EndToEndTestCase {
     let toneA = 600.0
     let toneB = 1500.0
 
-    /// An ffmpeg client playing `frequency` into the rig's app sink under application name `name`.
     private func player(_ name: String, _ frequency: Double) throws -> RunningProcess {
-        let p = try RunningProcess("ffmpeg", [
-            "-nostdin", "-v", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=\(Int(frequency)):sample_rate=48000",
-            "-ac", "2", "-f", "pulse", "-buffer_duration", "40", "-name", name, "-device", "app_sink", "tone",
-        ], environment: rig.environment)
-        addTeardownBlock { p.terminate(grace: 2); _ = p.wait(timeout: 5, grace: 1) }
-        return p
+        try tonePlayer(name, frequency, environment: rig.environment)
     }
 
     private func waitUntilPlaying(_ name: String, rc: Recordctl) throws -> String {
-        var last = ""
-        for _ in 0..<50 {
-            let r = try ProcessRunner.run(rc.path, ["audio-sources"], environment: rig.environment, timeout: 20)
-            last = r.stdout
-            if r.stdout.split(separator: "\n").contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix(name + "\t") }) {
-                return r.stdout
-            }
-            usleep(100_000)
-        }
-        XCTFail("\(name) never showed up in `recordctl audio-sources`: \(last)")
-        return last
+        try waitUntilListed(name, recordctl: rc, environment: rig.environment)
     }
 
     func testOneApplicationsToneOnlyAndItComesBackAfterARestart() throws {
@@ -53,17 +37,8 @@ final class AppAudioTests: EndToEndTestCase {
         let result = recording.wait(timeout: 60)
         XCTAssertEqual(result.exitCode, 0, "\(result)")
 
-        let probe = try FFprobe.probe(out)
-        XCTAssertEqual(probe.audio.count, 1, "only the app track: \(probe)")
-        let candidates = [toneA, toneB, rig.appToneHz]
-        let before = try ToneAnalyzer.analyze(out, audioStream: 0, candidates: candidates, start: 0.5, duration: 2)
-        let after = try ToneAnalyzer.analyze(out, audioStream: 0, candidates: candidates, start: 5.5, duration: 3)
-        verbose("before restart: \(before); after: \(after)")
-        for (report, when) in [(before, "before the restart"), (after, "after the restart")] {
-            XCTAssertGreaterThan(report.rmsDBFS, -40, "\(when): the application's sound is there: \(report)")
-            XCTAssertEqual(report.dominant, toneA, "\(when): only application A's tone: \(report)")
-            XCTAssertGreaterThan(report.dominanceDB, 20, "\(when): nothing of the other application or the sink's own tone: \(report)")
-        }
+        // The other application and the sink's own rig tone must both be absent.
+        try assertOnlyTone(toneA, in: out, among: [toneA, toneB, rig.appToneHz], label: "PulseAudio")
     }
 
     /// An application that plays two streams at once (two clients under one application name,

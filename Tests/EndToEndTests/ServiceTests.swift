@@ -70,17 +70,10 @@ final class ServiceTests: EndToEndTestCase {
     /// frame), content shown while paused never appears, timestamps are monotonic, and audio
     /// stays in sync with video (a flash and a beep at the same instant) within 40 ms.
     func testTwentyPauseResumeCyclesCutPausedTimeAndKeepSync() throws {
-        let flashbeep = URL(fileURLWithPath: try rig.recordctlPath()).deletingLastPathComponent().appendingPathComponent("rk-flashbeep").path
-        let flash = try RunningProcess(flashbeep,
-                                       ["--size", "640x360", "--position", "200,200", "--every", "0.7", "--sink", "app_sink"],
-                                       environment: rig.environment)
-        addTeardownBlock { flash.terminate(grace: 1) }
-        XCTAssertNotNil(flash.waitForLine(timeout: 10) { $0.hasPrefix("0x") }, "flash window up")
-        Thread.sleep(forTimeInterval: 1)
-
+        _ = try FlashBeep.start(in: self)
         let events = try service.watchEvents()
         let output = path("pauses.mp4")
-        try service.ok(["start", "--frame-rate-mode", "constant", "--region", "640x360+200+200", "--output", output, "--no-mic"])
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", FlashBeep.region, "--output", output, "--no-mic"])
         for cycle in 0..<20 {
             Thread.sleep(forTimeInterval: 0.9)
             try service.ok(["pause"])
@@ -114,10 +107,7 @@ final class ServiceTests: EndToEndTestCase {
         let cuts = all.filter { $0["state"] as? String == "paused" }.compactMap { ($0["time"] as? NSNumber)?.doubleValue }
         let flashes = FrameStats.flashOnsets(frames).filter { f in cuts.allSatisfy { abs($0 - f) > 0.15 } }
         let beeps = try BeepDetector.onsets(output, audioStream: 0)
-        var offsets: [Double] = []
-        for f in flashes {
-            if let b = beeps.min(by: { abs($0 - f) < abs($1 - f) }), abs(b - f) < 0.15 { offsets.append(b - f) }
-        }
+        let offsets = FlashBeep.offsets(flashes: flashes, beeps: beeps, within: 0.15)
         verbose("flashes \(flashes.count), beeps \(beeps.count), offsets ms \(offsets.map { Int($0 * 1000) })")
         XCTAssertGreaterThanOrEqual(offsets.count, 8, "enough flash/beep pairs to measure (flashes \(flashes.count), beeps \(beeps.count))")
         let mean = offsets.reduce(0, +) / Double(max(offsets.count, 1))

@@ -126,6 +126,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     /// Encodes on `queue`.
     private func encode(_ frame: ConvertedPicture, pts: Int64) {
         encodingSlotNs.store(pts * 1_000_000_000 / Int64(frameRate), ordering: .relaxed)
+        SimulatedSlowEncoder.waitIfAsked()
         lastPts = pts
         lastFrame = frame
         do throws(MediaError) {

@@ -97,6 +97,7 @@ public final class Recorder: @unchecked Sendable {
         let builder = RecordingGraphBuilder(
             configuration: configuration, registrations: registrations, timeline: timeline,
             warn: { [weak self] in self?.warn($0) },
+            onOverload: { [weak self] in self?.warn($0, live: true, kind: "overload") },
             onHandlerEnded: { [weak self] runner, error in self?.handlerEnded(runner, error) },
             onRouteFailed: { [weak self] route, message in self?.routeFailed(route, message) },
             onHandlerState: { [weak self] runner, info in self?.handlerServiceState(runner, info) },
@@ -300,9 +301,10 @@ public final class Recorder: @unchecked Sendable {
         shared.withLock { $0.startNs } == 0 ? 0 : Double(timeline.now(cshim_monotonic_ns())) / 1e9
     }
 
-    /// Adds a warning to the status; a `live` one (while recording) is also an event.
-    private func warn(_ message: String, live: Bool = false) {
+    /// Adds a warning to the status; a `live` one (while recording) is also an event, of `kind`
+    /// when given (`"overload"`: frames are being dropped, the recording is otherwise whole).
+    private func warn(_ message: String, live: Bool = false, kind: String? = nil) {
         shared.withLock { $0.warnings.append(message) }
-        if live { onEvent(RecorderEvent(state: state, reason: message, time: broadcastSeconds(), isWarning: true)) }
+        if live { onEvent(RecorderEvent(state: state, reason: message, time: broadcastSeconds(), isWarning: true, kind: kind)) }
     }
 }

@@ -13,8 +13,10 @@ struct RecordingGraphBuilder {
     let configuration: RecordingConfiguration
     let registrations: [HandlerRegistration]
     let timeline: Timeline
-    /// Called for a non-fatal problem (an audio source missing, an encoder that falls behind).
+    /// Called for a non-fatal problem found while building (an audio source missing).
     let warn: @Sendable (String) -> Void
+    /// Called once per video encoder that falls behind and starts dropping frames, while recording.
+    let onOverload: @Sendable (String) -> Void
     /// Called when a handler ends with an error while recording.
     let onHandlerEnded: @Sendable (HandlerRunner, BroadcastError) -> Void
     /// Called when an encoder fails: every handler of its route is ended.
@@ -52,7 +54,7 @@ struct RecordingGraphBuilder {
         let encoders = try EncoderSet.open(routes: Set(routesPerHandler.flatMap { $0 }), capture: capture,
                                            frameRate: configuration.screen.framesPerSecond, slot: slot,
                                            lowDelay: configuration.screen.frameRateMode == .variable, onRouteFailed: onRouteFailed,
-                                           onOverload: warn)
+                                           onOverload: onOverload)
 
         var runners: [HandlerRunner] = []
         var contexts: [HandlerContext] = []

@@ -10,7 +10,8 @@ final class ServiceHarness: @unchecked Sendable {
     let stateDir: String
     let environment: [String: String]
 
-    init(rig: Rig, workDir: String) throws {
+    /// `extraEnvironment` is added to the environment of `recordctl` and so of the `recordd` it starts.
+    init(rig: Rig, workDir: String, extraEnvironment: [String: String] = [:]) throws {
         self.rig = rig
         recordctl = try rig.recordctlPath()
         // Unix socket paths are limited to 107 bytes: keep the runtime directory short.
@@ -18,7 +19,9 @@ final class ServiceHarness: @unchecked Sendable {
         stateDir = workDir + "/xdg-state"
         try FileManager.default.createDirectory(atPath: runtimeDir, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        environment = rig.environment(["XDG_RUNTIME_DIR": runtimeDir, "XDG_STATE_HOME": stateDir])
+        var changes: [String: String?] = ["XDG_RUNTIME_DIR": runtimeDir, "XDG_STATE_HOME": stateDir]
+        for (name, value) in extraEnvironment { changes[name] = value }
+        environment = rig.environment(changes)
     }
 
     /// The session directories of this service.
