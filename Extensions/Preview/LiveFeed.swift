@@ -48,6 +48,9 @@ final class LiveFeed: Sendable {
     /// How many viewers watch.
     var viewerCount: Int { state.withLock { $0.viewers.count } }
 
+    /// How many viewers get key frames only (their pages are behind).
+    var keyFrameOnlyViewers: Int { state.withLock { $0.viewers.values.filter(\.keyFramesOnly).count } }
+
     /// How often viewers were skipped forward because they read too slowly (those watching
     /// now and those gone).
     var skips: Int {

@@ -8,7 +8,8 @@ import Foundation
 /// The outgoing stream is pulled (`AsyncStream(unfolding:)`): the server asks for the next
 /// message only when it wrote the previous one to the socket, so a page that does not read
 /// leaves its fragments in its ``LiveViewer``'s bounded queue, where they are skipped, and
-/// nowhere else. Messages from the page are read only to notice that it closed.
+/// nowhere else. Messages from the page: a close, or the text `keyframes` (it is behind: send
+/// key frames only) and `all` (it caught up) (``LiveViewer/setKeyFramesOnly(_:)``).
 struct LiveSocketHandler: WSHandler {
     let feed: LiveFeed
 
@@ -22,7 +23,13 @@ struct LiveSocketHandler: WSHandler {
         let feed = self.feed
         Task {
             do {
-                for try await frame in client where frame.opcode == .close { break }
+                for try await frame in client {
+                    if frame.opcode == .close { break }
+                    // The page's one request: "keyframes" when it is behind, "all" when it caught up.
+                    if frame.opcode == .text, let text = String(data: frame.payload, encoding: .utf8) {
+                        if text == "keyframes" { viewer.setKeyFramesOnly(true) } else if text == "all" { viewer.setKeyFramesOnly(false) }
+                    }
+                }
             } catch {}
             feed.remove(viewer)
         }

@@ -8,7 +8,12 @@ import Synchronization
 /// slowly, or not at all), it is emptied and the viewer starts again at the next key frame: it
 /// is skipped forward, and the recording never slows. ``skips`` counts how often.
 ///
-/// Threading: ``offer(_:)`` from the handler's queue, ``next()`` from the socket's task; any thread.
+/// A page that cannot decode every frame (a starved CPU) asks for key frames only
+/// (``setKeyFramesOnly(_:)``): it then gets one picture per GOP, a small part of the decoding,
+/// until it asks for every frame again.
+///
+/// Threading: ``offer(_:)`` from the handler's queue, ``next()`` and ``setKeyFramesOnly(_:)``
+/// from the socket's tasks; any thread.
 final class LiveViewer: Sendable {
     /// The most bytes waiting for a viewer before it is skipped forward.
     static let maxQueuedBytes = 8 * 1_048_576
@@ -23,6 +28,7 @@ final class LiveViewer: Sendable {
         var waiter: CheckedContinuation<[UInt8]?, Never>?
         var ended = false
         var skips = 0
+        var keyFramesOnly = false
     }
     private let state: Mutex<State>
 
@@ -33,6 +39,19 @@ final class LiveViewer: Sendable {
     /// How often this viewer was skipped forward.
     var skips: Int { state.withLock { $0.skips } }
 
+    /// Whether the viewer gets key frames only (its page asked for them, being behind).
+    var keyFramesOnly: Bool { state.withLock { $0.keyFramesOnly } }
+
+    /// From now on, only fragments that start with a key frame (`true`), or every fragment
+    /// again (`false`, from the next key frame on: a frame needs the ones before it).
+    func setKeyFramesOnly(_ on: Bool) {
+        state.withLock { s in
+            guard s.keyFramesOnly != on else { return }
+            s.keyFramesOnly = on
+            if !on { s.waitingForKeyFrame = true }
+        }
+    }
+
     /// Fragments waiting.
     var queuedCount: Int { state.withLock { $0.queue.count } }
 
@@ -40,7 +59,7 @@ final class LiveViewer: Sendable {
     func offer(_ bytes: [UInt8], isKeyFrame: Bool) {
         let waiter: CheckedContinuation<[UInt8]?, Never>? = state.withLock { s in
             if s.ended { return nil }
-            if s.waitingForKeyFrame {
+            if s.waitingForKeyFrame || s.keyFramesOnly {
                 guard isKeyFrame else { return nil }
                 s.waitingForKeyFrame = false
             }

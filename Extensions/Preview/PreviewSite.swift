@@ -90,7 +90,8 @@ final class PreviewSite: Sendable {
     func previewStatus(recording: [UInt8]) -> [String: Any] {
         let (mode, reviewed, outcome) = state.withLock { ($0.mode, $0.moviePath, $0.outcome) }
         let path = reviewed ?? (mode == .live ? PreviewHandler.moviePath(in: recording) : nil)
-        var status: [String: Any] = ["mode": mode.rawValue, "viewers": feed.viewerCount, "viewerSkips": feed.skips, "mimeType": mimeType,
+        var status: [String: Any] = ["mode": mode.rawValue, "viewers": feed.viewerCount, "viewerSkips": feed.skips,
+                                     "viewersOnKeyFrames": feed.keyFrameOnlyViewers, "mimeType": mimeType,
                                      "trimAvailable": reviewActions.canTrim]
         if let path {
             status["movie"] = (path as NSString).lastPathComponent

@@ -32,6 +32,7 @@ public final class FragmentedMP4Writer: @unchecked Sendable {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private let streamCount: Int
     private var pendingKey = false
+    private var wroteVideo = false
 
     /// Opens the muxer for `streams` (in track order) and writes the init segment.
     public init(streams: [EncodedFormat]) throws(MediaError) {
@@ -85,6 +86,15 @@ public final class FragmentedMP4Writer: @unchecked Sendable {
         guard let context, index >= 0, index < streamCount, let stream = context.pointee.streams[index] else {
             throw MediaError("live preview: stream \(index) does not exist or the muxer is closed")
         }
+        // Audio before the first video frame is left out. With `empty_moov` and no edit list,
+        // movenc makes the first packet written time zero (avoid_negative_ts make_zero); were that
+        // audio, a first video frame decoded before it (B-frames: decode time < presentation
+        // time) would come out negative and movenc would abort the process ("Assertion next_dts
+        // >= 0 failed at movenc.c", seen at constant frame rate). What is left out is the live
+        // picture's sound while the encoder's first frame was on its way (a fraction of a
+        // second); a viewer starts at a key frame anyway, and the file keeps everything.
+        if !isVideo && !wroteVideo { return nil }
+        if isVideo { wroteVideo = true }
         guard case .packet(let encoded) = sample.payload, let packet = PacketBuffer.packet(referencing: encoded.data) else {
             return nil
         }

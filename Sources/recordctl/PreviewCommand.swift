@@ -12,7 +12,7 @@ struct PreviewCommand: ParsableCommand {
         discussion: "The URL carries the page's secret token: anyone with it can watch and control the recording. "
             + "The recording must have been started with --preview. See docs/PREVIEW.md.")
 
-    @Flag(help: "Open the page with xdg-open.")
+    @Flag(help: "Open the page with xdg-open, at a lower CPU priority than the recording (nice 10).")
     var open = false
 
     func run() throws {
@@ -33,7 +33,7 @@ struct ReviewCommand: ParsableCommand {
         commandName: "review",
         abstract: "Print (and with --open, open) the review page of the last recording made with --preview.")
 
-    @Flag(help: "Open the page with xdg-open.")
+    @Flag(help: "Open the page with xdg-open, at a lower CPU priority than the recording (nice 10).")
     var open = false
 
     func run() throws {
@@ -48,12 +48,9 @@ struct ReviewCommand: ParsableCommand {
     }
 }
 
-/// Runs `xdg-open URL` (the URL as one argument, no shell).
+/// Runs `xdg-open URL` at a lower priority than the recording (``ViewerLauncher``).
 private func openInBrowser(_ url: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["xdg-open", url]
-    do { try process.run() } catch {
+    do { _ = try ViewerLauncher.open(url) } catch {
         Console.error("could not run xdg-open: \(error.localizedDescription); open the URL above yourself")
         throw ExitCode(ExitCodes.failed)
     }

@@ -7,7 +7,7 @@ import XCTest
 /// real file. Screenshots go to $RK_RIG_DIR/artifacts/preview (kept whether the test passes or
 /// not) and, when /work/notes exists, to /work/notes/screenshots.
 final class PreviewTests: EndToEndTestCase {
-    private var service: ServiceHarness!
+    var service: ServiceHarness!
 
     override func setUpWithError() throws {
         try super.setUpWithError()
@@ -68,6 +68,10 @@ final class PreviewTests: EndToEndTestCase {
         let url = try startWithPreview(["--window", w.id])
         let browser = try openBrowser(url)
         XCTAssertNotNil(try browser.wait("return document.getElementById('video').currentTime > 0", timeout: 30), "the live video plays")
+        // The latency of the picture with every frame shown: a page that falls behind on a busy
+        // machine would ask for key frames only and see a flash only at a key frame
+        // (testAPageThatIsBehindGetsKeyFramesOnlyThenEveryFrameAgain covers that).
+        _ = try browser.eval("window.rk.everyFrame = true; return true")
         _ = try browser.eval("""
             const v = document.getElementById('video'); const c = document.createElement('canvas'); c.width = 8; c.height = 8;
             const g = c.getContext('2d', { willReadFrequently: true }); window.flashSeen = []; let white = false;
@@ -319,7 +323,7 @@ final class PreviewTests: EndToEndTestCase {
 
     /// `recordctl start --preview ARGS`; returns the page's URL from start's output, checked
     /// against `recordctl preview` and `status`.
-    private func startWithPreview(_ arguments: [String]) throws -> String {
+    func startWithPreview(_ arguments: [String]) throws -> String {
         let output = arguments.contains("--output") ? [] : ["--output", path("preview-\(UUID().uuidString.prefix(6)).mp4")]
         let printed = try service.ok(["start", "--preview"] + arguments + output)
         guard let line = printed.split(separator: "\n").first(where: { $0.hasPrefix("preview: ") }) else {
@@ -333,7 +337,7 @@ final class PreviewTests: EndToEndTestCase {
         return url
     }
 
-    private func openBrowser(_ url: String, size: (Int, Int) = (1280, 900)) throws -> Browser {
+    func openBrowser(_ url: String, size: (Int, Int) = (1280, 900)) throws -> Browser {
         let browser = try Browser(rig: rig, workDir: workDir, size: size)
         addTeardownBlock { browser.close() }
         try browser.open(url)
@@ -352,7 +356,7 @@ final class PreviewTests: EndToEndTestCase {
     }
 
     /// Saves a screenshot as an artifact (kept) and, on a developer's machine, to the notes.
-    private func saveScreenshot(_ browser: Browser, _ name: String) throws {
+    func saveScreenshot(_ browser: Browser, _ name: String) throws {
         let directory = rig.rigDir + "/artifacts/preview"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try browser.screenshot(directory + "/" + name)
@@ -364,14 +368,14 @@ final class PreviewTests: EndToEndTestCase {
         }
     }
 
-    private struct Answer {
+    struct Answer {
         var status: Int
         var headers: [String: String]
         var body: Data
     }
 
     /// One HTTP request with curl (bounded), no cookies kept.
-    private func request(_ url: String, method: String = "GET", headers: [String: String] = [:]) throws -> Answer {
+    func request(_ url: String, method: String = "GET", headers: [String: String] = [:]) throws -> Answer {
         let headerFile = workDir + "/curl-headers-\(UUID().uuidString.prefix(6))"
         let bodyFile = headerFile + ".body"
         var arguments = ["-s", "-X", method, "-D", headerFile, "-o", bodyFile, "--max-time", "5"]

@@ -40,6 +40,31 @@ final class LiveViewerTests: XCTestCase {
         XCTAssertLessThan(viewer.queuedCount, LiveViewer.maxQueuedFragments, "the queue stays bounded")
     }
 
+    func testAViewerThatAsksForKeyFramesOnlyGetsThemUntilItAsksForAllAgain() async {
+        let feed = LiveFeed()
+        feed.start(initSegment: [0xFF])
+        guard let viewer = feed.addViewer() else { return XCTFail("a viewer after the init segment") }
+        feed.publish(fragment(0), isKeyFrame: true)
+        feed.publish(fragment(1), isKeyFrame: false)
+        viewer.setKeyFramesOnly(true)
+        XCTAssertEqual(feed.keyFrameOnlyViewers, 1, "the feed counts it")
+        for n in 2..<8 { feed.publish(fragment(n), isKeyFrame: n % 3 == 0) }  // key frames: 3, 6
+        viewer.setKeyFramesOnly(false)
+        XCTAssertEqual(feed.keyFrameOnlyViewers, 0)
+        feed.publish(fragment(8), isKeyFrame: false)  // mid-GOP: still waits for a key frame
+        feed.publish(fragment(9), isKeyFrame: true)
+        feed.publish(fragment(10), isKeyFrame: false)
+        XCTAssertEqual(viewer.queuedCount, 6, "nothing else was queued")
+        var got: [Int] = []
+        _ = await viewer.next()  // the init segment
+        for _ in 0..<6 {
+            guard let bytes = await viewer.next() else { break }
+            got.append(Int(bytes[0]) + Int(bytes[1]) * 256)
+        }
+        XCTAssertEqual(got, [0, 1, 3, 6, 9, 10], "every frame, then key frames only, then every frame from the next key frame")
+        feed.end()
+    }
+
     func testTheTokenIs256RandomBitsComparedExactly() {
         let a = PreviewToken.random(), b = PreviewToken.random()
         XCTAssertEqual(a.text.count, 64)

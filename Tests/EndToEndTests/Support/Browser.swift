@@ -75,6 +75,12 @@ final class Browser: @unchecked Sendable {
     /// CLOCK_MONOTONIC seconds minus the page's `Date.now()` seconds.
     func clockOffset() throws -> Double { try send(["op": "clock"]) as? Double ?? 0 }
 
+    /// Opens a blank tab in front: the page's tab goes to the background (`document.hidden`).
+    func hidePage() throws { try send(["op": "tab", "to": "new"]) }
+
+    /// Closes the other tabs: the page's tab is in front again.
+    func showPage() throws { try send(["op": "tab", "to": "first"]) }
+
     /// Quits the browser.
     func close() {
         _ = try? send(["op": "quit"], timeout: 20)

@@ -11,6 +11,8 @@ Reads one JSON command per line from COMMAND_FIFO and answers each on stdout as
   {"id":4,"op":"screenshot","path":P}              save a PNG of the window
   {"id":5,"op":"click","element":"stop","accept":true}  click #element; accept a confirm() if one opens
   {"id":6,"op":"clock"}                            CLOCK_MONOTONIC minus the page's Date.now() (seconds)
+  {"id":8,"op":"tab","to":"new"}                   open a blank tab in front (the page's tab goes to the background)
+  {"id":9,"op":"tab","to":"first"}                 close the other tabs; the first one is in front again
   {"id":7,"op":"quit"}
 Every answer is {"ok":true,"value":...} or {"ok":false,"error":"..."}. Bounded: each command has a timeout,
 and the driver quits when the FIFO closes.
@@ -79,6 +81,17 @@ def handle(driver, command):
         page_ms = driver.execute_script("return Date.now()")
         after = time.monotonic()
         return (before + after) / 2 - page_ms / 1000.0
+    if op == "tab":
+        first = driver.window_handles[0]
+        if command["to"] == "new":
+            driver.switch_to.new_window("tab")
+            driver.get("about:blank")
+        else:
+            for handle in driver.window_handles[1:]:
+                driver.switch_to.window(handle)
+                driver.close()
+            driver.switch_to.window(first)
+        return None
     raise ValueError(f"unknown op {op}")
 
 
