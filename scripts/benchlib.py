@@ -83,7 +83,8 @@ def start_content(env, args, logdir):
     """ffplay testsrc2 full screen; waits until it covers the screen and moves."""
     w, h = args.size.split("x")
     cmd = ["ffplay", "-hide_banner", "-loglevel", "error", "-f", "lavfi",
-           "-i", f"testsrc2=size={args.size}:rate={args.fps}", "-fs", "-an", "-window_title", "rk-benchmark-content"]
+           "-i", f"testsrc2=size={args.size}:rate={getattr(args, 'content_fps', None) or args.fps}", "-fs", "-an",
+           "-window_title", "rk-benchmark-content"]
     logf = open(os.path.join(logdir, "ffplay.log"), "wb")
     p = subprocess.Popen(cmd, env={**env, **SDL_ENV}, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
                          start_new_session=True)

@@ -397,6 +397,9 @@ def main():
     ap.add_argument("--viewer-priority", choices=("low", "normal"), default="low",
                     help="ours-preview's Chromium viewer: low (default; as `recordctl preview --open` starts a browser: "
                          "own session, nice 10, autogroup nice 10) or normal (the benchmark's own priority) (issue 9)")
+    ap.add_argument("--content-fps", type=int, default=None, metavar="N",
+                    help="the moving content's own frame rate (default --fps); below the capture rate every picture "
+                         "stays on screen for several ticks, so grab phase no longer decides which pictures a recorder gets")
     ap.add_argument("--background-load", type=int, default=0, metavar="N",
                     help="run every recording with N processes spinning a CPU each (an overloaded machine): "
                          "compare how late each recorder runs (wall time) and its longest hole (issue 12)")
