@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import RecordKitControl
 
@@ -9,6 +10,13 @@ package enum Console {
     package static func out(_ message: String) { write(1, message + "\n") }
     /// Writes raw text to standard error (for the live status line).
     package static func status(_ text: String) { write(2, text) }
+    /// Writes `value` to standard output as pretty-printed JSON with sorted keys (the `--json`
+    /// form of every listing and of `status`).
+    package static func json(_ value: some Encodable) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        out(String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self))
+    }
     /// Whether standard error is a terminal.
     package static var stderrIsTerminal: Bool { isatty(2) == 1 }
 

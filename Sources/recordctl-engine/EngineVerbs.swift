@@ -37,9 +37,7 @@ enum EngineVerbs {
     static func extensions(directories: [String], json: Bool) -> Int32 {
         let listings = ExtensionListing.all(extensionsDirectories: directories)
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Console.out(String(decoding: (try? encoder.encode(listings)) ?? Data(), as: UTF8.self))
+            Console.json(listings)
             return 0
         }
         Console.out("user extensions: \(ExtensionListing.userDirectory)")

@@ -13,9 +13,7 @@ enum SourceListingVerbs {
             return ExitCodes.code(for: error)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            Console.out(String(decoding: (try? encoder.encode(monitors)) ?? Data(), as: UTF8.self))
+            Console.json(monitors)
             return 0
         }
         for m in monitors {
@@ -32,9 +30,7 @@ enum SourceListingVerbs {
             return ExitCodes.code(for: error)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            Console.out(String(decoding: (try? encoder.encode(inventory)) ?? Data(), as: UTF8.self))
+            Console.json(inventory)
             return 0
         }
         Console.out("applications:")

@@ -18,9 +18,7 @@ struct StatusCommand: ParsableCommand {
         let result = try serviceRequest(.status)
         guard let status = result.status else { throw ExitCode(ExitCodes.failed) }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            Console.out(String(decoding: (try? encoder.encode(status)) ?? Data(), as: UTF8.self))
+            Console.json(status)
         } else {
             Console.out(StatusFormatter.text(status))
         }
