@@ -97,7 +97,7 @@ public final class Recorder: @unchecked Sendable {
         let builder = RecordingGraphBuilder(
             configuration: configuration, registrations: registrations, timeline: timeline,
             warn: { [weak self] in self?.warn($0) },
-            onOverload: { [weak self] in self?.warn($0, live: true, kind: "overload") },
+            onOverload: { [weak self] in self?.warn($0, live: true, kind: RecorderEvent.overloadKind) },
             onHandlerEnded: { [weak self] runner, error in self?.handlerEnded(runner, error) },
             onRouteFailed: { [weak self] route, message in self?.routeFailed(route, message) },
             onHandlerState: { [weak self] runner, info in self?.handlerServiceState(runner, info) },
@@ -302,7 +302,7 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Adds a warning to the status; a `live` one (while recording) is also an event, of `kind`
-    /// when given (`"overload"`: frames are being dropped, the recording is otherwise whole).
+    /// when given (``RecorderEvent/overloadKind``: frames are being dropped, the recording is otherwise whole).
     private func warn(_ message: String, live: Bool = false, kind: String? = nil) {
         shared.withLock { $0.warnings.append(message) }
         if live { onEvent(RecorderEvent(state: state, reason: message, time: broadcastSeconds(), isWarning: true, kind: kind)) }

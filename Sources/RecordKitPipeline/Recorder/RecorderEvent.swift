@@ -11,8 +11,12 @@ public struct RecorderEvent: Sendable, Codable {
     /// A warning while recording (a server lost, the recording goes on degraded): the state
     /// did not change; `reason` says what happened and what the recording does now.
     public var isWarning: Bool = false
-    /// For an event a handler sent (``BroadcastEvent``): its kind (`"file-part"`), else nil.
+    /// For an event a handler sent (``BroadcastEvent``): its kind (`"file-part"`); for the
+    /// recorder's own warnings, ``overloadKind`` or nil.
     public var kind: String?
+    /// The kind of the warning sent once when a video encoder falls behind and frames start to
+    /// be dropped: the recording goes on, whole but thinner (every kept frame on time).
+    public static let overloadKind = "overload"
     /// For an event a handler sent: the file it is about, if any.
     public var path: String?
 
