@@ -56,12 +56,8 @@ final class OverloadTests: EndToEndTestCase {
         let flashes = FrameStats.flashOnsets(frames)
         let beeps = try BeepDetector.onsets(output, audioStream: 0)
         let offsets = FlashBeep.offsets(flashes: flashes, beeps: beeps, within: 0.2)
-        XCTAssertGreaterThanOrEqual(offsets.count, 6, "enough flash/beep pairs (flashes \(flashes.count), beeps \(beeps.count))")
-        let mean = offsets.reduce(0, +) / Double(max(offsets.count, 1))
-        print(String(format: "OverloadTests: A/V offset over %d pairs: mean %.1f ms, worst %.1f ms (audio minus video)",
-                     offsets.count, mean * 1000, (offsets.map(abs).max() ?? 0) * 1000))
-        XCTAssertLessThanOrEqual(abs(mean), 0.050, "mean A/V offset")
-        for o in offsets { XCTAssertLessThanOrEqual(abs(o), 0.040 + 2.0 / 30, "A/V offset of one pair") }
+        FlashBeep.assertInSync(offsets, minimumPairs: 6, meanWithin: 0.050, eachWithin: 0.040 + 2.0 / 30, label: "OverloadTests",
+                               pairsFound: "flashes \(flashes.count), beeps \(beeps.count)")
     }
 
     /// `recordctl record` prints the overload once, when it starts, and still exits 0: the file is

@@ -109,12 +109,8 @@ final class ServiceTests: EndToEndTestCase {
         let beeps = try BeepDetector.onsets(output, audioStream: 0)
         let offsets = FlashBeep.offsets(flashes: flashes, beeps: beeps, within: 0.15)
         verbose("flashes \(flashes.count), beeps \(beeps.count), offsets ms \(offsets.map { Int($0 * 1000) })")
-        XCTAssertGreaterThanOrEqual(offsets.count, 8, "enough flash/beep pairs to measure (flashes \(flashes.count), beeps \(beeps.count))")
-        let mean = offsets.reduce(0, +) / Double(max(offsets.count, 1))
-        print(String(format: "ServiceTests: A/V offset over %d pairs: mean %.1f ms, worst %.1f ms (audio minus video)",
-                     offsets.count, mean * 1000, (offsets.map(abs).max() ?? 0) * 1000))
-        XCTAssertLessThanOrEqual(abs(mean), 0.040, "mean A/V offset")
-        for o in offsets { XCTAssertLessThanOrEqual(abs(o), 0.040 + 1.0 / 30, "A/V offset of one pair") }
+        FlashBeep.assertInSync(offsets, minimumPairs: 8, meanWithin: 0.040, eachWithin: 0.040 + 1.0 / 30, label: "ServiceTests",
+                               pairsFound: "flashes \(flashes.count), beeps \(beeps.count)")
     }
 
     /// Minimizing the recorded window pauses and restoring resumes, with reasons; the screen

@@ -28,4 +28,16 @@ enum FlashBeep {
             return b - f
         }
     }
+
+    /// Asserts at least `minimumPairs` offsets, a mean within `meanWithin` s and every pair
+    /// within `eachWithin` s, and prints the summary line under `label`.
+    static func assertInSync(_ offsets: [Double], minimumPairs: Int, meanWithin: Double, eachWithin: Double, label: String,
+                             pairsFound: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertGreaterThanOrEqual(offsets.count, minimumPairs, "enough flash/beep pairs to measure (\(pairsFound))", file: file, line: line)
+        let mean = offsets.reduce(0, +) / Double(max(offsets.count, 1))
+        print(String(format: "%@: A/V offset over %d pairs: mean %.1f ms, worst %.1f ms (audio minus video)",
+                     label, offsets.count, mean * 1000, (offsets.map(abs).max() ?? 0) * 1000))
+        XCTAssertLessThanOrEqual(abs(mean), meanWithin, "mean A/V offset", file: file, line: line)
+        for o in offsets { XCTAssertLessThanOrEqual(abs(o), eachWithin, "A/V offset of one pair", file: file, line: line) }
+    }
 }
