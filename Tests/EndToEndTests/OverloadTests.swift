@@ -76,4 +76,32 @@ final class OverloadTests: EndToEndTestCase {
         XCTAssertGreaterThan(frames, 4 * 30 / 2 - 2, "at most every other frame dropped")
         XCTAssertLessThan(frames, 4 * 30 - 5, "frames were dropped")
     }
+
+    /// An encoder that manages only about a third of the rate (85 ms more per frame) keeps about a
+    /// third of the frames, evenly: holes of about three frame periods, never a burst. (The
+    /// previous dropper kept every other frame, so such an encoder sat at its queue's limit and
+    /// lost runs of frames whenever it was slow for a moment.)
+    func testAnEncoderAtAThirdOfTheRateKeepsEvenlySpacedFrames() throws {
+        let win = try window(size: (320, 240), position: (60, 60), color: 0x20E080, name: "rk-overload-third")
+        defer { win.close() }
+        let output = path("overload-third.mp4")
+        let r = try ProcessRunner.run(try rig.recordctlPath(),
+                                      ["record", "--duration", "8", "--frame-rate-mode", "constant", "--region", "320x240+60+60",
+                                       "--no-mic", "--no-app-audio", "--output", output],
+                                      environment: rig.environment(["RECORDKIT_TEST_ENCODE_DELAY_MS": "85"]), timeout: 90)
+        XCTAssertEqual(r.exitCode, 0, "\(r)")
+        let frames = try FrameStats.frames(output)
+        // After the queue's first second (it absorbs the start), count the holes.
+        let steady = frames.filter { $0.time >= 1.5 }
+        var holes: [Double] = []
+        for (a, b) in zip(steady, steady.dropFirst()) { holes.append(b.time - a.time) }
+        let longest = holes.max() ?? 0
+        let kept = Double(steady.count) / ((steady.last?.time ?? 0) - (steady.first?.time ?? 0)) / 30
+        print(String(format: "OverloadTests (a third): %.2f of the slots kept after 1.5 s, longest hole %.1f ms", kept, longest * 1000))
+        XCTAssertGreaterThan(kept, 0.2, "the encoder's share is kept")
+        XCTAssertLessThan(kept, 0.5, "the encoder was too slow for half the rate")
+        XCTAssertLessThanOrEqual(longest, 5.0 / 30 + 0.002, "holes stay near three frame periods: no burst")
+        let duration = try XCTUnwrap(try FFprobe.probe(output).video.first?.duration)
+        XCTAssertEqual(duration, 8, accuracy: 0.2, "the video lasts the recorded time")
+    }
 }

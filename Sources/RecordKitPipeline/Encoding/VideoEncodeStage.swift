@@ -8,8 +8,9 @@ import Synchronization
 /// own (off the cooperative pool). Every handler that asked for these settings gets its packets.
 ///
 /// Capture never waits for encoding. When the encoder falls behind, frames are dropped evenly
-/// (``EvenFrameDropper``: every other frame beyond 10 waiting, all at ``maxPending``), counted,
-/// and reported once through `onOverload` with how far behind the encoder is.
+/// (``EvenFrameDropper``: all kept below 10 waiting, a share falling with each waiting frame
+/// beyond, none at ``maxPending``), counted, and reported once through `onOverload` with how far
+/// behind the encoder is.
 ///
 /// Damage (issue 11): a frame whose picture did not change since the last one converted
 /// (``UnchangedPictureTracker``, which also counts the frames it dropped) is not converted
@@ -26,10 +27,12 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let conversionCount = Atomic<Int64>(0)
     private let changes = UnchangedPictureTracker()
     private var lastConverted: ConvertedPicture?  // on `convertQueue` only
-    // Converted (yuv420p) pictures waiting for the encoder: 15 is half a second at 30 fps, about
-    // 45 MB at 1080p. They hold no capture memory: a capture buffer is held only while it is
+    // Converted (yuv420p) pictures waiting for the encoder: 24 is 0.8 s at 30 fps, about 75 MB
+    // at 1080p, used only when the encoder falls behind. Beyond 10 the dropper keeps a falling
+    // share, so an encoder that can do part of the rate settles mid-queue with room for its
+    // bursts. They hold no capture memory: a capture buffer is held only while it is
     // converted, at most `maxConverting` of them (of the pool's 12).
-    private let maxPending = 15
+    private let maxPending = 24
     private let maxConverting = 3
     private let converting = Atomic<Int>(0)
     private let convertQueue: DispatchQueue
