@@ -63,13 +63,8 @@ final class OverloadTests: EndToEndTestCase {
     /// `recordctl record` prints the overload once, when it starts, and still exits 0: the file is
     /// whole (every kept frame on time, in sync), only thinner.
     func testRecordPrintsTheOverloadOnceAndSucceeds() throws {
-        let win = try window(size: (320, 240), position: (60, 60), color: 0x2080E0, name: "rk-overload")
-        defer { win.close() }
         let output = path("overload-record.mp4")
-        let r = try ProcessRunner.run(try rig.recordctlPath(),
-                                      ["record", "--duration", "4", "--frame-rate-mode", "constant", "--region", "320x240+60+60",
-                                       "--no-mic", "--no-app-audio", "--output", output],
-                                      environment: rig.environment(["RECORDKIT_TEST_ENCODE_DELAY_MS": "45"]), timeout: 60)
+        let r = try recordAWindow(seconds: 4, encodeDelayMs: 45, output: output)
         XCTAssertEqual(r.exitCode, 0, "an overloaded recording is not a failed one: \(r)")
         XCTAssertEqual(r.stderr.components(separatedBy: "is behind by").count - 1, 1, "told exactly once: \(r.stderr)")
         let frames = try FFprobe.probe(output).video.first?.frameCount ?? 0
@@ -82,13 +77,8 @@ final class OverloadTests: EndToEndTestCase {
     /// previous dropper kept every other frame, so such an encoder sat at its queue's limit and
     /// lost runs of frames whenever it was slow for a moment.)
     func testAnEncoderAtAThirdOfTheRateKeepsEvenlySpacedFrames() throws {
-        let win = try window(size: (320, 240), position: (60, 60), color: 0x20E080, name: "rk-overload-third")
-        defer { win.close() }
         let output = path("overload-third.mp4")
-        let r = try ProcessRunner.run(try rig.recordctlPath(),
-                                      ["record", "--duration", "8", "--frame-rate-mode", "constant", "--region", "320x240+60+60",
-                                       "--no-mic", "--no-app-audio", "--output", output],
-                                      environment: rig.environment(["RECORDKIT_TEST_ENCODE_DELAY_MS": "85"]), timeout: 90)
+        let r = try recordAWindow(seconds: 8, encodeDelayMs: 85, output: output)
         XCTAssertEqual(r.exitCode, 0, "\(r)")
         let frames = try FrameStats.frames(output)
         // After the queue's first second (it absorbs the start), count the holes.
@@ -103,5 +93,17 @@ final class OverloadTests: EndToEndTestCase {
         XCTAssertLessThanOrEqual(longest, 5.0 / 30 + 0.002, "holes stay near three frame periods: no burst")
         let duration = try XCTUnwrap(try FFprobe.probe(output).video.first?.duration)
         XCTAssertEqual(duration, 8, accuracy: 0.2, "the video lasts the recorded time")
+    }
+
+    /// `recordctl record` of a 320x240 window at constant frame rate for `seconds`, every video
+    /// encode made `encodeDelayMs` slower.
+    private func recordAWindow(seconds: Int, encodeDelayMs: Int, output: String) throws -> ProcessResult {
+        let win = try window(size: (320, 240), position: (60, 60), color: 0x2080E0, name: "rk-overload")
+        defer { win.close() }
+        return try ProcessRunner.run(try rig.recordctlPath(),
+                                     ["record", "--duration", String(seconds), "--frame-rate-mode", "constant", "--region", "320x240+60+60",
+                                      "--no-mic", "--no-app-audio", "--output", output],
+                                     environment: rig.environment(["RECORDKIT_TEST_ENCODE_DELAY_MS": String(encodeDelayMs)]),
+                                     timeout: TimeInterval(seconds * 10 + 20))
     }
 }
