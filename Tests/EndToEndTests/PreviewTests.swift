@@ -61,39 +61,7 @@ final class PreviewTests: EndToEndTestCase {
         try service.ok(["stop"])
     }
 
-    /// Glass to glass: a window that turns white at known instants (rk-testwindow prints each on
-    /// CLOCK_MONOTONIC); the page timestamps the first white frame it presents. Under 1 s.
-    func testLiveLatencyAgainstAFlashingWindowIsUnderOneSecond() throws {
-        let w = try window(size: (320, 240), color: 0x102040, extraArguments: ["--flash-every", "1.5", "--flash-color", "FFFFFF"])
-        let url = try startWithPreview(["--window", w.id])
-        let browser = try openBrowser(url)
-        XCTAssertNotNil(try browser.wait("return document.getElementById('video').currentTime > 0", timeout: 30), "the live video plays")
-        // The latency of the picture with every frame shown: a page that falls behind on a busy
-        // machine would ask for key frames only and see a flash only at a key frame
-        // (testAPageThatIsBehindGetsKeyFramesOnlyThenEveryFrameAgain covers that).
-        _ = try browser.eval("window.rk.everyFrame = true; return true")
-        _ = try browser.eval("""
-            const v = document.getElementById('video'); const c = document.createElement('canvas'); c.width = 8; c.height = 8;
-            const g = c.getContext('2d', { willReadFrequently: true }); window.flashSeen = []; let white = false;
-            const tick = () => { g.drawImage(v, 0, 0, 8, 8); const d = g.getImageData(4, 4, 1, 1).data;
-              const now = d[0] > 200 && d[1] > 200 && d[2] > 200; if (now && !white) window.flashSeen.push(Date.now()); white = now;
-              v.requestVideoFrameCallback(tick); };
-            v.requestVideoFrameCallback(tick); return true;
-            """)
-        Thread.sleep(forTimeInterval: 9)
-        let offset = try browser.clockOffset()
-        let seen = (try browser.eval("return window.flashSeen") as? [Double] ?? []).map { $0 / 1000 + offset }
-        let flashes = String(decoding: w.process.stdoutData, as: UTF8.self).split(separator: "\n")
-            .compactMap { line -> Double? in line.hasPrefix("flash ") ? Double(line.dropFirst(6)) : nil }
-        var latencies: [Double] = []
-        for time in seen { if let flash = flashes.last(where: { $0 <= time }) { latencies.append(time - flash) } }
-        verbose("flashes \(flashes.count), seen \(seen.count), latencies \(latencies.map { String(format: "%.3f", $0) })")
-        print("PreviewTests: glass-to-glass latency (s): \(latencies.map { String(format: "%.3f", $0) }.joined(separator: " "))")
-        XCTAssertGreaterThanOrEqual(latencies.count, 3, "the page saw the window flash (flashes at \(flashes), seen at \(seen))")
-        let sorted = latencies.sorted()
-        if !sorted.isEmpty { XCTAssertLessThan(sorted[sorted.count / 2], 1.0, "median live latency under 1 s: \(sorted)") }
-        try service.ok(["stop"])
-    }
+    // Latency: PreviewLatencyTests.swift.
 
     // MARK: Status and controls
 
