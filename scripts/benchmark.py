@@ -41,6 +41,10 @@ autogroup niced to 10; --viewer-priority normal runs it at the benchmark's own p
 
   scripts/benchmark.py --recorders ours,ours-preview --duration 30 --rounds 2
 
+`ours-file-6m` is the file alone with the stream's video settings (`--bitrate 6M`, what the file
+shares when `--rtmp` is added): ours-rtmp / ours-file-6m is what the stream itself adds at equal
+video settings, where ours-rtmp / ours also counts a 6 Mbit/s encode against a CRF 23 one.
+
 `ours-preview-socket` is the same with a viewer that reads the live WebSocket and decodes nothing
 (standard library, in this script): the recorder's own cost of serving a viewer, without a
 browser's decoding competing for the same 2 cores.
@@ -91,7 +95,7 @@ FFMPEG_COLOUR = ["-vf", "scale=flags=bilinear:out_color_matrix=bt709:out_range=t
 
 def recorder_command(name, args, env, out, progress, rtmp):
     """The command line of one recorder (see the module docstring)."""
-    if name in ("ours", "ours-rtmp", "ours-replay", "ours-preview", "ours-preview-socket"):
+    if name in ("ours", "ours-rtmp", "ours-file-6m", "ours-replay", "ours-preview", "ours-preview-socket"):
         # Constant frame rate: x264 then runs with FFmpeg's options (look-ahead, B-frames, mbtree);
         # variable frame rate, recordctl's default, encodes with low delay (docs/ENCODING.md).
         cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
@@ -100,6 +104,8 @@ def recorder_command(name, args, env, out, progress, rtmp):
             return cmd + ["--replay-buffer", "30"]
         if name in ("ours-preview", "ours-preview-socket"):
             return cmd + ["--preview"]
+        if name == "ours-file-6m":
+            return cmd + ["--bitrate", "6M"]  # the file alone with the stream's video settings
         return cmd + (["--rtmp", rtmp] if name == "ours-rtmp" else [])
     grab_in = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-progress", progress,
                "-f", "x11grab", "-framerate", str(args.fps), "-video_size", args.size, "-i", env["DISPLAY"],
@@ -409,7 +415,7 @@ def main():
 
     recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]
     for r in recorders:
-        if r not in ("ours", "ffmpeg", "ours-rtmp", "ffmpeg-tee", "ours-replay", "ours-preview", "ours-preview-socket"):
+        if r not in ("ours", "ffmpeg", "ours-rtmp", "ours-file-6m", "ffmpeg-tee", "ours-replay", "ours-preview", "ours-preview-socket"):
             die(f"unknown recorder {r!r}")
     engine = os.path.join(os.path.dirname(args.recordctl), "recordctl-engine")
     if any(r.startswith("ours") for r in recorders) and not (os.access(args.recordctl, os.X_OK) and os.access(engine, os.X_OK)):
@@ -503,7 +509,7 @@ def main():
         summary[name]["worst_dropped"] = max((r["dropped"] for r in rs), default=None)
         summary[name]["failed_runs"] = sum(1 for r in rs if r["exit"] != 0 or r.get("error"))
     ratios = {}
-    for a_name, b_name in (("ours", "ffmpeg"), ("ours-rtmp", "ffmpeg-tee"), ("ours-rtmp", "ours")):
+    for a_name, b_name in (("ours", "ffmpeg"), ("ours-rtmp", "ffmpeg-tee"), ("ours-rtmp", "ours"), ("ours-rtmp", "ours-file-6m")):
         if a_name in summary and b_name in summary:
             for k in ("cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "video_mbps"):
                 a, b = summary[a_name][k], summary[b_name][k]

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 
 uint64_t cshim_monotonic_ns(void) {
     struct timespec ts;
@@ -172,4 +173,8 @@ uint64_t cshim_thread_cpu_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int cshim_disable_transparent_huge_pages(void) {
+    return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RecordCtlSupport
+import RecordKitService
 
 // recordctl-engine: the verbs of `recordctl` that need FFmpeg, X11 or PulseAudio in process
 // (`record`, `trim`, `extensions`, `monitors`, `audio-sources`). recordctl parses and checks the
@@ -13,4 +14,5 @@ guard let text, let request = try? EngineRequest.decode(text) else {
     Console.error("recordctl-engine runs the in-process verbs of recordctl; run `recordctl record|trim|extensions|monitors|audio-sources …` instead")
     exit(ExitCodes.usage)
 }
+RecordingProcessMemory.disableTransparentHugePages()  // docs/ENCODING.md, "Transparent huge pages"
 exit(EngineVerbs.run(request))

@@ -36,4 +36,7 @@ int cshim_seqpacket_pair(int fds[2]);
 int cshim_spawn_with_socket(const char *path, char *const argv[], char *const envp[], int sock, int *pid_out);
 /// CPU time of the calling thread in nanoseconds (CLOCK_THREAD_CPUTIME_ID).
 uint64_t cshim_thread_cpu_ns(void);
+/// Opts this process (and the processes it starts) out of transparent huge pages
+/// (prctl PR_SET_THP_DISABLE). 0, or -1 and errno.
+int cshim_disable_transparent_huge_pages(void);
 #endif

@@ -1,0 +1,33 @@
+import Foundation
+import XCTest
+
+/// The recording processes opt out of transparent huge pages (`RecordingProcessMemory`;
+/// docs/ENCODING.md, "Transparent huge pages"): the kernel says so in /proc/PID/status
+/// (`THP_enabled: 0`) for `recordctl record` (the engine it becomes) and for `recordd`.
+final class RecordingProcessMemoryTests: EndToEndTestCase {
+    /// `THP_enabled` of a live process, or nil when it is gone or the kernel does not say.
+    private func hugePagesEnabled(pid: pid_t) -> String? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        return status.split(separator: "\n").first { $0.hasPrefix("THP_enabled:") }?
+            .dropFirst("THP_enabled:".count).trimmingCharacters(in: .whitespaces)
+    }
+
+    func testRecordRunsWithoutTransparentHugePages() throws {
+        let output = path("thp.mp4")
+        let record = try RunningProcess(try rig.recordctlPath(),
+                                        ["record", "--duration", "3", "--region", "160x120+0+0", "--no-mic", "--no-app-audio",
+                                         "--output", output], environment: rig.environment([:]))
+        Thread.sleep(forTimeInterval: 1.5)  // recordctl has exec'd the engine (same pid) and is recording
+        let enabled = hugePagesEnabled(pid: record.pid)
+        let result = record.wait(timeout: 60)
+        XCTAssertEqual(result.exitCode, 0, "\(result)")
+        XCTAssertEqual(enabled, "0", "the recording process opted out of transparent huge pages")
+    }
+
+    func testTheServiceRunsWithoutTransparentHugePages() throws {
+        let service = try ServiceHarness(rig: rig, workDir: workDir)
+        addTeardownBlock { service.shutdown() }
+        let pid = try XCTUnwrap(try service.pid(), "status names the service's pid")  // starts recordd
+        XCTAssertEqual(hugePagesEnabled(pid: pid), "0", "recordd opted out of transparent huge pages")
+    }
+}
