@@ -89,20 +89,25 @@ from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, start_content, sto
 # resizing), tagged as such. FFmpeg's own default (BT.601, bicubic, untagged) is other settings:
 # on saturated test patterns BT.709 costs ~10 % more bits (docs/ENCODING.md), so a size or CPU
 # ratio against the default would compare different work.
+# The recorders --recorders knows: recordctl's variants and FFmpeg's command lines.
+OURS_RECORDERS = ("ours", "ours-rtmp", "ours-file-6m", "ours-replay", "ours-preview", "ours-preview-socket")
+PREVIEW_RECORDERS = ("ours-preview", "ours-preview-socket")
+FFMPEG_RECORDERS = ("ffmpeg", "ffmpeg-tee")
+
 FFMPEG_COLOUR = ["-vf", "scale=flags=bilinear:out_color_matrix=bt709:out_range=tv,format=yuv420p",
                  "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"]
 
 
 def recorder_command(name, args, env, out, progress, rtmp):
     """The command line of one recorder (see the module docstring)."""
-    if name in ("ours", "ours-rtmp", "ours-file-6m", "ours-replay", "ours-preview", "ours-preview-socket"):
+    if name in OURS_RECORDERS:
         # Constant frame rate: x264 then runs with FFmpeg's options (look-ahead, B-frames, mbtree);
         # variable frame rate, recordctl's default, encodes with low delay (docs/ENCODING.md).
         cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps),
                "--frame-rate-mode", "constant", "--output", out]
         if name == "ours-replay":
             return cmd + ["--replay-buffer", "30"]
-        if name in ("ours-preview", "ours-preview-socket"):
+        if name in PREVIEW_RECORDERS:
             return cmd + ["--preview"]
         if name == "ours-file-6m":
             return cmd + ["--bitrate", "6M"]  # the file alone with the stream's video settings
@@ -415,7 +420,7 @@ def main():
 
     recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]
     for r in recorders:
-        if r not in ("ours", "ffmpeg", "ours-rtmp", "ours-file-6m", "ffmpeg-tee", "ours-replay", "ours-preview", "ours-preview-socket"):
+        if r not in OURS_RECORDERS + FFMPEG_RECORDERS:
             die(f"unknown recorder {r!r}")
     engine = os.path.join(os.path.dirname(args.recordctl), "recordctl-engine")
     if any(r.startswith("ours") for r in recorders) and not (os.access(args.recordctl, os.X_OK) and os.access(engine, os.X_OK)):
@@ -451,7 +456,7 @@ def main():
                 log(f"round {rnd}/{args.rounds}: {name}: {shlex.join(cmd)}")
                 viewer = PreviewViewer(os.path.join(logdir, f"{name}-r{rnd}.log"), args.duration, env,
                                        browser=name == "ours-preview", priority=args.viewer_priority) \
-                    if name in ("ours-preview", "ours-preview-socket") else None
+                    if name in PREVIEW_RECORDERS else None
                 with BackgroundLoad(args.background_load, args.duration + 120):
                     m = run_recorder(f"{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
                 if viewer is not None:

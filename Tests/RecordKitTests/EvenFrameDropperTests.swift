@@ -87,4 +87,11 @@ final class EvenFrameDropperTests: XCTestCase {
         XCTAssertTrue(dropper.shouldReport())
         XCTAssertFalse(dropper.shouldReport(), "the user is told once")
     }
+
+    func testAFrameDroppedForAFullConversionCountsInTheRun() {
+        let dropper = EvenFrameDropper(softLimit: 3, hardLimit: 6)
+        XCTAssertFalse(dropper.admit(pending: 0, conversionFull: true), "no conversion slot: dropped whatever the queue")
+        XCTAssertTrue(dropper.admit(pending: 4), "at half, the frame after a drop is kept: never two in a row")
+        XCTAssertEqual(dropper.longestDropRun, 1)
+    }
 }

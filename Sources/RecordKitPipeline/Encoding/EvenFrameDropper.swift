@@ -47,9 +47,11 @@ final class EvenFrameDropper: Sendable {
         return Double(hardLimit - pending) / Double(hardLimit - softLimit + 1)
     }
 
-    /// Whether the frame arriving now, with `pending` frames already waiting, is kept.
-    func admit(pending: Int) -> Bool {
-        let share = keepShare(pending: pending)
+    /// Whether the frame arriving now, with `pending` frames already waiting, is kept. With
+    /// `conversionFull` (every conversion slot busy: the frame cannot be taken at all) it is
+    /// dropped, and counted in the run of drops, so the frames after it are spaced from it.
+    func admit(pending: Int, conversionFull: Bool = false) -> Bool {
+        let share = conversionFull ? 0 : keepShare(pending: pending)
         return state.withLock { state in
             let keep: Bool
             if share >= 1 {

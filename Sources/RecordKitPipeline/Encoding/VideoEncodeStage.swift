@@ -69,7 +69,8 @@ final class VideoEncodeStage: @unchecked Sendable {
     /// within milliseconds), then waits for the encoder as a converted picture.
     func submit(_ frame: CapturedFrame, slotNs broadcastNs: Int64) {
         let waiting = pending.load(ordering: .relaxed)
-        if converting.load(ordering: .relaxed) >= maxConverting || !dropper.admit(pending: waiting) {
+        let conversionFull = converting.load(ordering: .relaxed) >= maxConverting
+        if !dropper.admit(pending: waiting, conversionFull: conversionFull) {
             droppedFrames.add(1, ordering: .relaxed)
             changes.dropped(frame)
             reportOverload(slotNs: broadcastNs)
@@ -166,6 +167,4 @@ final class VideoEncodeStage: @unchecked Sendable {
     var convertedRows: Int64 { convertedRowCount.load(ordering: .relaxed) }
     /// Frames converted (a frame whose picture did not change is not).
     var conversions: Int64 { conversionCount.load(ordering: .relaxed) }
-    /// The longest run of consecutive frames dropped because the encoder was behind.
-    var longestDropRun: Int { dropper.longestDropRun }
 }
