@@ -18,6 +18,8 @@ public final class VideoEncoder: @unchecked Sendable {
     public let format: EncodedFormat
     /// Identifies this encoder; every packet carries it as ``EncodedPacket/encoderID``.
     public let id: String
+    /// The libavcodec encoder's name ("libx264").
+    public let encoderName: String
 
     private let codec: CodecContext
     private let frame: UnsafeMutablePointer<AVFrame>
@@ -144,6 +146,7 @@ public final class VideoEncoder: @unchecked Sendable {
         self.outputWidth = width
         self.outputHeight = height
         self.id = id
+        self.encoderName = encoderName
         self.format = EncodedFormat(codec: settings.codec, timescale: Int32(frameRate), extradata: record, bitRate: plan.bitRate ?? 0,
                                     width: width, height: height, frameRate: frameRate)
     }
@@ -205,9 +208,14 @@ public final class VideoEncoder: @unchecked Sendable {
     /// Encodes a converted picture shown at `pts` (in `1 / frameRate` seconds) and emits every
     /// packet that became ready, as ``encode(bgr0:bytesPerRow:width:height:pts:emit:)`` does. The
     /// same picture may be encoded again later at a later `pts` (libx264 copies its input).
-    public func encode(_ picture: ConvertedPicture, pts: Int64, emit: (SampleBuffer) -> Void) throws(MediaError) {
+    ///
+    /// `asReference`: code the picture as a P picture (a reference, never a B-frame), unless a
+    /// key frame is due, which wins; libx264 honours it (``H264SkipSplicer`` needs it around the
+    /// slots it fills).
+    public func encode(_ picture: ConvertedPicture, pts: Int64, asReference: Bool = false, emit: (SampleBuffer) -> Void) throws(MediaError) {
         picture.frame.pointee.pts = pts
         markKeyFrameByTime(picture.frame, pts: pts)
+        if asReference && picture.frame.pointee.pict_type != AV_PICTURE_TYPE_I { picture.frame.pointee.pict_type = AV_PICTURE_TYPE_P }
         try codec.encode(picture.frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
         }
@@ -220,6 +228,13 @@ public final class VideoEncoder: @unchecked Sendable {
         frame.pointee.pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if key { lastKeyPts = pts }
     }
+
+    /// Frames the decoder must hold back to reorder (`has_b_frames`: 2 for x264 with a B-pyramid).
+    public var reorderDelay: Int { Int(codec.pointer.pointee.has_b_frames) }
+
+    /// Whether a key frame is due at `pts` (key frames come by time): the next frame encoded at
+    /// `pts` would be one.
+    public func isKeyFrameDue(at pts: Int64) -> Bool { pts - lastKeyPts >= Int64(codec.pointer.pointee.gop_size) }
 
     /// Flushes the encoder: emits the packets of frames still in its lookahead. Call once, last.
     public func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {
