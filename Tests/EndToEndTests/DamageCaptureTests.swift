@@ -90,8 +90,10 @@ final class DamageCaptureTests: EndToEndTestCase {
     }
 
     /// kill -9 while a constant-rate recording of a still screen is in a run of spliced skips:
-    /// the fragmented MP4 plays and decodes cleanly up to its last fragment, which lags the kill
-    /// by x264's look-ahead (about 13 fed frames, one every 12 slots on a still screen: ~5 s).
+    /// the fragmented MP4 plays and decodes cleanly up to its last fragment. x264 is drained at
+    /// every key frame slot of a still run, so the file is at most a GOP (2 s) plus its last
+    /// fragment behind (measured: 7.0 s of video after a kill at 10 s; 4.0 s without the drain,
+    /// when x264's look-ahead held the last ~13 fed frames, one every 12 slots).
     func testKillNineDuringAStillRunInConstantModeLeavesAPlayableFile() throws {
         let w = try window(size: (400, 300), position: (200, 200), color: 0x33CC66)
         let out = path("killed-still.mp4")
@@ -106,7 +108,7 @@ final class DamageCaptureTests: EndToEndTestCase {
         let v = try XCTUnwrap(probe.video.first, "a video stream after kill -9: \(probe)")
         let span = try FFprobe.packetSpan(out, streamIndex: v.index)
         verbose("video after kill -9 at 10 s: \(span.seconds) s")
-        XCTAssertGreaterThanOrEqual(span.seconds, 2.0, "video in the file after kill -9 at 10 s: \(probe)")
+        XCTAssertGreaterThanOrEqual(span.seconds, 5.0, "video in the file after kill -9 at 10 s: \(probe)")
         try assertEverySlotFilledAndDecodesCleanly(out, v.index)
         try assertScreenPixels(out, window: w, at: 1)
     }

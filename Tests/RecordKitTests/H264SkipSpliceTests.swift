@@ -88,6 +88,13 @@ final class H264SkipSpliceTests: XCTestCase {
         let finalSlot = slot + 4  // the end lies 4 slots after the last frame
         let (mp4, encoded, skipped, skipSlots) = try spliceToFile(plan, finalSlot: finalSlot, container: "mp4")
         XCTAssertEqual(Int64(skipSlots.count), skipped)
+        // Slots 60 and 120 are key frame slots inside still runs: x264 was drained and opened
+        // again there, so everything before them was out when the slot after them came in.
+        XCTAssertEqual(lastRestarts, 2)
+        XCTAssertGreaterThanOrEqual(emittedBefore[61] ?? -1, 59, "the file is not held behind x264's look-ahead at a still key slot")
+        XCTAssertGreaterThanOrEqual(emittedBefore[121] ?? -1, 119)
+        let keys = try keyFrameSlots(mp4)
+        XCTAssertTrue(keys.contains(60) && keys.contains(120), "key frames by time at the still slots 60, 120: \(keys)")
         XCTAssertGreaterThan(skipped, 100)
         XCTAssertLessThan(encoded, 70, "x264 gets the changed pictures and one in twelve still ones")
         try assertDecodesCleanly(mp4)
@@ -171,6 +178,20 @@ final class H264SkipSpliceTests: XCTestCase {
         }
     }
 
+    private var lastRestarts: Int64 = 0
+    /// The latest slot emitted before each slot was submitted.
+    private var emittedBefore: [Int64: Int64] = [:]
+
+    private func keyFrameSlots(_ path: String) throws -> [Int] {
+        let (_, data, _) = try MediaProbe.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts,flags",
+                                                                  "-of", "csv=p=0", path])
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: ",")
+            guard parts.count >= 2, parts[1].hasPrefix("K"), let pts = Int(parts[0]) else { return nil }
+            return pts * 30 / 15360  // the MP4 video timescale
+        }
+    }
+
     private func meanDifference(_ a: Data, _ b: Data) -> Double {
         var sum = 0
         for i in 0..<min(a.count, b.count) { sum += abs(Int(a[i]) - Int(b[i])) }
@@ -190,7 +211,9 @@ final class H264SkipSpliceTests: XCTestCase {
         let sets = try XCTUnwrap(AVCParameterSets(avcC: still.format.extradata))
         let sps = try XCTUnwrap(H264SequenceParameters(unit: sets.sequenceSets[0]))
         var skipSlots = Set<Int64>()
+        var latest: Int64 = -1
         func note(_ sample: SampleBuffer) {
+            latest = max(latest, sample.presentationTime.value)
             guard case .packet(let p) = sample.payload, let units = AVCConfiguration.lengthPrefixedUnits(Array(p.data.bytes)) else { return }
             if units.contains(where: { H264SliceHeader(unit: $0, sps: sps)?.pictureParameterSetID == 1 }) {
                 skipSlots.insert(sample.presentationTime.value)
@@ -200,6 +223,7 @@ final class H264SkipSpliceTests: XCTestCase {
             if pictures[entry.picture] == nil { pictures[entry.picture] = try pattern(entry.picture, encoder: encoder) }
             let picture = try XCTUnwrap(pictures[entry.picture])
             var failure: MediaError?
+            emittedBefore[entry.slot] = latest
             try still.submit(picture, slot: entry.slot, changed: entry.picture != previous) { sample in
                 note(sample)
                 do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = error }
@@ -214,6 +238,7 @@ final class H264SkipSpliceTests: XCTestCase {
         }
         if let failure { throw failure }
         try muxer.finish()
+        lastRestarts = still.restarts
         return (out, still.fedFrames, still.skipFrames, skipSlots)
     }
 

@@ -137,7 +137,8 @@ public struct H264SkipSplicer {
         return out
     }
 
-    /// Returns every skip still waiting: call after the encoder was drained.
+    /// Returns every skip still waiting: call after the encoder was drained (at the end, or
+    /// before a restarted encoder's first packet).
     public mutating func finish() throws(MediaError) -> [Output] {
         var out: [Output] = []
         for next in pending { out.append(try skipPicture(next.slot, anchor: next.anchor)) }

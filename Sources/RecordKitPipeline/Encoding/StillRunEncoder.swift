@@ -6,6 +6,11 @@ import RecordKitMedia
 /// frame slots), and every other slot becomes a spliced all-skip picture (``H264SkipSplicer``)
 /// that repeats the last picture exactly, for a few bytes and no encoder work.
 ///
+/// At a key frame slot inside a still run x264 is drained and opened again
+/// (``VideoEncoder/restart(emit:)``): its look-ahead would otherwise hold the last pictures (and
+/// the skips that follow them) until a dozen more frames arrive, which on a still screen takes
+/// seconds; so the file is at most a GOP behind.
+///
 /// The newest changed picture is held back one tick: only then is it known whether unchanged
 /// slots follow it, in which case it is coded as a P picture (the *anchor* its skips repeat).
 /// The picture fed after unchanged slots is coded as P too, so that B-frames only ever lie
@@ -32,6 +37,8 @@ final class StillRunEncoder {
     private(set) var fedFrames: Int64 = 0
     /// Skip pictures spliced in.
     private(set) var skipFrames: Int64 = 0
+    /// Times x264 was drained and opened again at a key frame slot of a still run.
+    private(set) var restarts: Int64 = 0
 
     /// Splicing for `encoder` (libx264, already open); throws the reason when its stream cannot
     /// take skips (``H264SkipSplicer/init(avcC:reorderDelay:)``).
@@ -93,7 +100,20 @@ final class StillRunEncoder {
     /// is due or the run would grow too long for the POC field.
     private func fillUnchanged(_ slot: Int64, emit: (SampleBuffer) -> Void) throws(MediaError) {
         guard let last = anchor else { return }
-        if encoder.isKeyFrameDue(at: slot) || slot - last.slot > Int64(splicer.longestRun) {
+        if encoder.isKeyFrameDue(at: slot) {
+            // A still run reaches a key frame slot: drain x264 (what it holds goes out, and the
+            // skips waiting for it), start a fresh one with the still picture as its IDR, so the
+            // file is never more than a GOP behind while the screen stays still.
+            var failure: MediaError?
+            try encoder.restart { sample in
+                guard failure == nil else { return }
+                do throws(MediaError) { try splice(sample, emit: emit) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            for output in try splicer.finish() { emit(sample(output)) }
+            restarts += 1
+            try feed(last.picture, slot: slot, asReference: true, emit: emit)
+        } else if slot - last.slot > Int64(splicer.longestRun) {
             try feed(last.picture, slot: slot, asReference: true, emit: emit)
         } else {
             splicer.addSkip(slot: slot, anchor: last.slot)
