@@ -21,7 +21,10 @@ public final class VideoEncoder: @unchecked Sendable {
     /// The libavcodec encoder's name ("libx264").
     public let encoderName: String
 
-    private var codec: CodecContext
+    /// The open codec; nil only inside ``restart(emit:)``, between freeing the old one and
+    /// opening the fresh one (so the two never hold their memory at once).
+    private var openCodec: CodecContext?
+    private var codec: CodecContext { openCodec! }
     private let settings: VideoEncoderSettings
     private let lowDelay: Bool
     private let frame: UnsafeMutablePointer<AVFrame>
@@ -89,7 +92,7 @@ public final class VideoEncoder: @unchecked Sendable {
             throw MediaError("video encoder \(id): allocating a \(width)x\(height) yuv420p frame", code: allocated)
         }
 
-        self.codec = codec
+        self.openCodec = codec
         self.frame = frame
         self.frameRate = frameRate
         self.outputWidth = width
@@ -250,12 +253,13 @@ public final class VideoEncoder: @unchecked Sendable {
     /// change it midway).
     public func restart(emit: (SampleBuffer) -> Void) throws(MediaError) {
         try finish(emit: emit)
+        openCodec = nil  // x264's frames and look-ahead go before the fresh one allocates its own
         let (fresh, record, _) = try Self.openCodec(settings: settings, width: outputWidth, height: outputHeight,
                                                     frameRate: frameRate, id: id, lowDelay: lowDelay)
         guard record == format.extradata else {
             throw MediaError("video encoder \(id): the restarted encoder's global header differs from the first one's")
         }
-        codec = fresh
+        openCodec = fresh
     }
 
     /// Frames the decoder must hold back to reorder (`has_b_frames`: 2 for x264 with a B-pyramid).

@@ -20,9 +20,13 @@
 public struct H264SkipSplicer {
     /// One output packet: 4-byte length-prefixed NAL units (as in MP4), times in slots.
     public struct Output: Equatable {
+        /// The packet's NAL units, each after its 4-byte big-endian length.
         public let data: [UInt8]
+        /// Presentation time: the frame slot.
         public let pts: Int64
+        /// Decode time, in slots (may be negative at the start, as x264's is).
         public let dts: Int64
+        /// An IDR picture.
         public let isKeyFrame: Bool
         /// A spliced skip picture (not from the encoder).
         public let isSkip: Bool
