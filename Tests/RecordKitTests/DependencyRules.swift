@@ -13,7 +13,7 @@ struct DependencyRules {
     /// The built-in upload handlers (`Extensions/`): nobody but the list of built-ins may name them.
     static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension"]
     /// Platform and C modules the SDK must never see.
-    static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims"]
+    static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims", "CColorConversion"]
     /// The thin `recordctl` and what it links (issue 12): they must never reach, directly or
     /// through any target of the package, a library whose loading costs ~45 ms at each start.
     static let thinClient: Set<String> = ["recordctl", "RecordCtlSupport", "RecordKitControl"]
@@ -25,7 +25,7 @@ struct DependencyRules {
     static let allowed: [String: Set<String>] = [
         "RecordKit": [],
         "RecordKitCapture": ["RecordKit", "CX11", "CPulse", "CShims"],
-        "RecordKitMedia": ["RecordKit", "CFFmpeg"],
+        "RecordKitMedia": ["RecordKit", "CFFmpeg", "CColorConversion"],
         // RecordKitControl: the control protocol's values (the recorder's status, extension requests) travel in it.
         "RecordKitPipeline": ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl", "CShims"],
         "RecordKitExtensionSDK": ["RecordKit", "CShims"],
