@@ -181,8 +181,13 @@ final class VideoEncodeStage: @unchecked Sendable {
     }
 
     /// Splicing skips for `encoder`, or nil with the reason in the debug log (`RECORDKIT_DEBUG=1`)
-    /// when its stream cannot take them (not libx264, no POC type 0, ...): then every slot is encoded.
+    /// when its stream cannot take them (not libx264, no POC type 0, ...) or
+    /// `RECORDKIT_SKIP_SPLICING=0` turns splicing off: then every slot is encoded.
     private static func stillRunEncoder(for encoder: VideoEncoder, id: String) -> StillRunEncoder? {
+        if let value = getenv("RECORDKIT_SKIP_SPLICING"), String(cString: value) == "0" {
+            debugLog("video encoder \(id): no skip splicing: RECORDKIT_SKIP_SPLICING=0")
+            return nil  // A/B measurements, and tests of what x264 alone does with every slot
+        }
         guard encoder.format.codec == .h264, encoder.encoderName == "libx264" else {
             debugLog("video encoder \(id): no skip splicing: \(encoder.encoderName) is not libx264")
             return nil
