@@ -81,6 +81,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchcases import CASES, CaseContent
 from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, start_content, stop_process, run_recorder, picture_changes, ffmpeg_progress, mean, fmt, probe, BackgroundLoad
 
 
@@ -90,7 +91,8 @@ from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, start_content, sto
 # on saturated test patterns BT.709 costs ~10 % more bits (docs/ENCODING.md), so a size or CPU
 # ratio against the default would compare different work.
 # The recorders --recorders knows: recordctl's variants and FFmpeg's command lines.
-OURS_RECORDERS = ("ours", "ours-rtmp", "ours-file-6m", "ours-replay", "ours-preview", "ours-preview-socket")
+OURS_RECORDERS = ("ours", "ours-rtmp", "ours-file-6m", "ours-replay", "ours-preview", "ours-preview-socket",
+                  "ours-constant", "ours-variable")
 PREVIEW_RECORDERS = ("ours-preview", "ours-preview-socket")
 FFMPEG_RECORDERS = ("ffmpeg", "ffmpeg-tee")
 
@@ -109,6 +111,8 @@ def recorder_command(name, args, env, out, progress, rtmp):
             return cmd + ["--replay-buffer", "30"]
         if name in PREVIEW_RECORDERS:
             return cmd + ["--preview"]
+        if name == "ours-variable":  # ours-constant is ours, named for --cases tables (issue 11)
+            return [a if a != "constant" else "variable" for a in cmd]
         if name == "ours-file-6m":
             return cmd + ["--bitrate", "6M"]  # the file alone with the stream's video settings
         return cmd + (["--rtmp", rtmp] if name == "ours-rtmp" else [])
@@ -397,6 +401,11 @@ def main():
     ap.add_argument("--size", default="1920x1080", help="screen size of the rig (default 1920x1080)")
     ap.add_argument("--recorders", default="ours,ffmpeg",
                     help="comma list: ours, ours-replay (ours plus --replay-buffer 30: the buffer's cost), ffmpeg (default ours,ffmpeg)")
+    ap.add_argument("--cases", default="moving",
+                    help="comma list of screen contents: moving, still, mostly-still (scripts/benchcases.py; default moving); "
+                         "runs are then labelled CASE:RECORDER, with CPU ratios to ffmpeg per case (issue 11)")
+    ap.add_argument("--testwindow", default=os.path.join(ROOT, ".build/release/rk-testwindow"),
+                    help="rk-testwindow binary for --cases mostly-still (default .build/release/rk-testwindow)")
     ap.add_argument("--recordctl", default=os.path.join(ROOT, ".build/release/recordctl"),
                     help="recordctl binary (default .build/release/recordctl)")
     ap.add_argument("--out-dir", default=None, help="where recordings go (default $RK_RIG_DIR/bench)")
@@ -427,6 +436,12 @@ def main():
         die(f"{args.recordctl} or {engine} not found: swift build -c release --product recordctl; "
             f"swift build -c release --product recordctl-engine (or --recorders ffmpeg)")
 
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    for c in cases:
+        if c not in CASES:
+            die(f"unknown case {c!r}")
+    if "mostly-still" in cases and not os.access(args.testwindow, os.X_OK):
+        die(f"{args.testwindow} not found: swift build -c release --product rk-testwindow")
     env, started_rig = load_rig(args)
     out_dir = args.out_dir or os.path.join(env["RK_RIG_DIR"], "bench")
     os.makedirs(out_dir, exist_ok=True)
@@ -441,24 +456,31 @@ def main():
     results = []
     side = None
     try:
-        content = start_content(env, args, logdir)
-        flasher = start_flasher(env, logdir) if "ours-preview" in recorders else None
-        time.sleep(2)  # let it settle
-        for rnd in range(1, args.rounds + 1):
-            for name in recorders:
-                out = os.path.join(out_dir, f"{name}-r{rnd}.mp4")
+        flasher = None
+        for case in cases:
+          if content is not None:
+              content.stop()
+          content = CaseContent(case, env, args, logdir, args.testwindow)
+          if flasher is None:
+              flasher = start_flasher(env, logdir) if "ours-preview" in recorders else None
+          for rnd in range(1, args.rounds + 1):
+            for label in recorders:
+                name = label
+                if cases != ["moving"]:
+                    label = f"{case}:{name}"
+                out = os.path.join(out_dir, f"{label}-r{rnd}.mp4".replace(":", "-"))
                 if os.path.exists(out):
                     os.unlink(out)
-                progress = os.path.join(logdir, f"{name}-r{rnd}.progress")
+                progress = os.path.join(logdir, f"{label}-r{rnd}.progress".replace(":", "-"))
                 key = f"testkey-bench-{name}-r{rnd}-{os.getpid()}"
                 rtmp = f"{env.get('RK_RTMP_URL', '')}/{key}"
                 cmd = recorder_command(name, args, env, out, progress, rtmp)
-                log(f"round {rnd}/{args.rounds}: {name}: {shlex.join(cmd)}")
+                log(f"round {rnd}/{args.rounds}: {label}: {shlex.join(cmd)}")
                 viewer = PreviewViewer(os.path.join(logdir, f"{name}-r{rnd}.log"), args.duration, env,
                                        browser=name == "ours-preview", priority=args.viewer_priority) \
                     if name in PREVIEW_RECORDERS else None
                 with BackgroundLoad(args.background_load, args.duration + 120):
-                    m = run_recorder(f"{name}-r{rnd}", cmd, env, args.duration, logdir, xpid, content.pid)
+                    m = run_recorder(f"{label}-r{rnd}".replace(":", "-"), cmd, env, args.duration, logdir, xpid, content.pid)
                 if viewer is not None:
                     m.update(viewer.result(flasher))
                     if name == "ours-preview-socket":
@@ -479,7 +501,7 @@ def main():
                 expected = args.fps * args.duration
                 secs = m["video_s"] or None
                 m.update({
-                    "recorder": name, "round": rnd, "expected_frames": expected,
+                    "recorder": label, "case": case, "round": rnd, "expected_frames": expected,
                     "dropped": expected - m["frames"],
                     "cpu_per_s": m["cpu_s"] / secs if secs else None,
                     "x_cpu_per_s": m["x_cpu_s"] / secs if secs and m["x_cpu_s"] is not None else None,
@@ -497,15 +519,16 @@ def main():
             side = side_by_side(args, env, out_dir)  # needs the moving content
     finally:
         if content is not None:
-            stop_process(content, sig=signal.SIGTERM, grace=5)
+            content.stop()
         if flasher is not None:
             stop_process(flasher[0], sig=signal.SIGTERM, grace=5)
         if started_rig:
             run(["bash", os.path.join(ROOT, "scripts/rig.sh"), "stop"], timeout=60, env=env, check=False,
                 capture=False)
 
+    labels = recorders if cases == ["moving"] else [f"{c}:{n}" for c in cases for n in recorders]
     summary = {}
-    for name in recorders:
+    for name in labels:
         rs = [r for r in results if r["recorder"] == name]
         summary[name] = {k: mean([r.get(k) for r in rs]) for k in
                          ("cpu_per_s", "x_cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "frames", "dropped",
@@ -519,6 +542,12 @@ def main():
             for k in ("cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "video_mbps"):
                 a, b = summary[a_name][k], summary[b_name][k]
                 ratios[f"{a_name}/{b_name} {k}"] = a / b if a is not None and b else None
+    if cases != ["moving"] and "ffmpeg" in recorders:  # per case: each of ours / ffmpeg (issue 11)
+        for c in cases:
+            for n in recorders:
+                a, b = summary[f"{c}:{n}"]["cpu_per_s"], summary[f"{c}:ffmpeg"]["cpu_per_s"]
+                if n != "ffmpeg":
+                    ratios[f"{c}:{n}/ffmpeg cpu_per_s"] = a / b if a is not None and b else None
     latency = start_latency(args, env, out_dir) if args.start_latency > 0 else None
 
     replay_ratios = {}
@@ -564,14 +593,14 @@ def main():
         print()
         return 0
 
-    print(f"\n{args.size} at {args.fps} fps, moving content (ffplay testsrc2), {args.duration} s per run, "
+    print(f"\n{args.size} at {args.fps} fps, content {', '.join(cases)} (ffplay testsrc2), {args.duration} s per run, "
           f"{args.rounds} round(s), {os.cpu_count()} CPUs\n")
-    hdr = (f"{'run':<15} {'exit':>4} {'frames':>11} {'drop':>5} {'distinct':>8} {'server':>6} {'CPU-s':>7} {'CPU-s/s':>8} "
+    hdr = (f"{'run':<27} {'exit':>4} {'frames':>11} {'drop':>5} {'distinct':>8} {'server':>6} {'CPU-s':>7} {'CPU-s/s':>8} "
            f"{'peak MB':>8} {'X CPU-s/s':>9} {'sum/s':>6} {'Mbit/s':>6} {'load':>5}")
     print(hdr)
     print("-" * len(hdr))
     for r in results:
-        print(f"{r['recorder'] + '-r' + str(r['round']):<15} {r['exit']:>4} "
+        print(f"{r['recorder'] + '-r' + str(r['round']):<27} {r['exit']:>4} "
               f"{str(r['frames']) + '/' + str(r['expected_frames']):>11} {r['dropped']:>5} "
               f"{fmt(r['distinct_frames'], 'd'):>8} {fmt(r.get('server_frames'), 'd'):>6} {r['cpu_s']:>7.2f} "
               f"{fmt(r['cpu_per_s'], '.3f'):>8} {r['peak_rss_mb']:>8.0f} {fmt(r['x_cpu_per_s'], '.3f'):>9} "

@@ -35,6 +35,14 @@ public struct HandlerInput: Sendable, Hashable {
     /// ``VideoInput/encoded(_:)`` and another handler asks for encoded video without sharing;
     /// the settings actually used are in ``BroadcastContext/formats``.
     public var sharesVideoEncode: Bool = false
+    /// Whether this handler only stores what it gets (a file) and does not mind encoded video
+    /// arriving seconds after it was captured. When every handler of an encoded video stream
+    /// says so, a constant-frame-rate recording feeds its encoder only the pictures that changed
+    /// and fills the other frame slots with spliced skip pictures (issue 11): on a still screen
+    /// the encoder then holds a picture until the next few arrive, up to a few seconds. A live
+    /// consumer (a stream, a preview) keeps the default, false, and gets every frame as soon as
+    /// it is encoded. Only ``VideoInput/encoded(_:)`` with H.264 from libx264 is affected.
+    public var toleratesEncoderDelay: Bool = false
 
     /// Creates an input declaration.
     public init(video: VideoInput, appAudio: AudioInput = .none, micAudio: AudioInput = .none,

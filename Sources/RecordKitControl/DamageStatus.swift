@@ -19,6 +19,12 @@ public struct DamageStatus: Sendable, Codable, Equatable {
     public var conversions: Int64 = 0
     /// Picture rows converted, summed over the H.264 encoders (a full frame counts its height).
     public var convertedRows: Int64 = 0
+    /// Frames given to the video encoders, summed over them. In constant frame rate with skip
+    /// splicing a still screen gives them about one frame in twelve.
+    public var encodedFrames: Int64 = 0
+    /// Unchanged frame slots filled with a spliced skip picture instead of an encode, summed
+    /// over the video encoders (constant frame rate into files only).
+    public var skippedFrames: Int64 = 0
 
     /// Creates an empty status.
     public init() {}

@@ -1,3 +1,4 @@
+// Over ~300 lines on purpose: the one owner of the encoder's C objects (open, convert, encode, restart, flush).
 import CFFmpeg
 import RecordKit
 
@@ -18,8 +19,15 @@ public final class VideoEncoder: @unchecked Sendable {
     public let format: EncodedFormat
     /// Identifies this encoder; every packet carries it as ``EncodedPacket/encoderID``.
     public let id: String
+    /// The libavcodec encoder's name ("libx264").
+    public let encoderName: String
 
-    private let codec: CodecContext
+    /// The open codec; nil only inside ``restart(emit:)``, between freeing the old one and
+    /// opening the fresh one (so the two never hold their memory at once).
+    private var openCodec: CodecContext?
+    private var codec: CodecContext { openCodec! }
+    private let settings: VideoEncoderSettings
+    private let lowDelay: Bool
     private let frame: UnsafeMutablePointer<AVFrame>
     private var scaler: FrameScaler?
     private var converter: FrameScaler?  // used by convert(...) only, which may run beside encode
@@ -68,6 +76,49 @@ public final class VideoEncoder: @unchecked Sendable {
             throw MediaError("video encoder \(id): output size \(width)x\(height) is out of range (2...16384)")
         }
 
+        let encoderName = settings.resolvedEncoderName
+        let (codec, record, bitRate) = try Self.openCodec(settings: settings, width: width, height: height, frameRate: frameRate,
+                                                          id: id, lowDelay: lowDelay)
+
+        guard let frame = av_frame_alloc() else { throw MediaError("video encoder \(id): allocating a frame", code: shim_averror(ENOMEM)) }
+        frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        frame.pointee.width = Int32(width)
+        frame.pointee.height = Int32(height)
+        frame.pointee.color_range = AVCOL_RANGE_MPEG
+        frame.pointee.colorspace = AVCOL_SPC_BT709
+        frame.pointee.color_primaries = AVCOL_PRI_BT709
+        frame.pointee.color_trc = AVCOL_TRC_BT709
+        frame.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        let allocated = av_frame_get_buffer(frame, 0)
+        if allocated < 0 {
+            var owned: UnsafeMutablePointer<AVFrame>? = frame
+            av_frame_free(&owned)
+            throw MediaError("video encoder \(id): allocating a \(width)x\(height) yuv420p frame", code: allocated)
+        }
+
+        guard let picturePool = av_buffer_pool_init(shim_yuv420p_pool_size(Int32(width), Int32(height)), nil) else {
+            var owned: UnsafeMutablePointer<AVFrame>? = frame
+            av_frame_free(&owned)
+            throw MediaError("video encoder \(id): allocating a picture pool", code: shim_averror(ENOMEM))
+        }
+        self.picturePool = picturePool
+        self.openCodec = codec
+        self.frame = frame
+        self.frameRate = frameRate
+        self.outputWidth = width
+        self.outputHeight = height
+        self.id = id
+        self.encoderName = encoderName
+        self.settings = settings
+        self.lowDelay = lowDelay
+        self.format = EncodedFormat(codec: settings.codec, timescale: Int32(frameRate), extradata: record, bitRate: bitRate ?? 0,
+                                    width: width, height: height, frameRate: frameRate)
+    }
+
+    /// Opens the codec for `settings` at `width`x`height`; returns it, its global header (an
+    /// `avcC` record for libx264) and the bit rate asked for, if any.
+    private static func openCodec(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String,
+                                  lowDelay: Bool) throws(MediaError) -> (CodecContext, [UInt8], Int?) {
         let encoderName = settings.resolvedEncoderName
         let codec: CodecContext
         do throws(MediaError) { codec = try CodecContext(encoderNamed: encoderName) } catch {
@@ -124,37 +175,7 @@ public final class VideoEncoder: @unchecked Sendable {
             // Annex B (x265, hardware H.264/HEVC) or an AV1 sequence header: the muxers convert.
             record = codec.extradata
         }
-
-        guard let frame = av_frame_alloc() else { throw MediaError("video encoder \(id): allocating a frame", code: shim_averror(ENOMEM)) }
-        frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
-        frame.pointee.width = Int32(width)
-        frame.pointee.height = Int32(height)
-        frame.pointee.color_range = AVCOL_RANGE_MPEG
-        frame.pointee.colorspace = AVCOL_SPC_BT709
-        frame.pointee.color_primaries = AVCOL_PRI_BT709
-        frame.pointee.color_trc = AVCOL_TRC_BT709
-        frame.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        let allocated = av_frame_get_buffer(frame, 0)
-        if allocated < 0 {
-            var owned: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&owned)
-            throw MediaError("video encoder \(id): allocating a \(width)x\(height) yuv420p frame", code: allocated)
-        }
-
-        guard let picturePool = av_buffer_pool_init(shim_yuv420p_pool_size(Int32(width), Int32(height)), nil) else {
-            var owned: UnsafeMutablePointer<AVFrame>? = frame
-            av_frame_free(&owned)
-            throw MediaError("video encoder \(id): allocating a picture pool", code: shim_averror(ENOMEM))
-        }
-        self.picturePool = picturePool
-        self.codec = codec
-        self.frame = frame
-        self.frameRate = frameRate
-        self.outputWidth = width
-        self.outputHeight = height
-        self.id = id
-        self.format = EncodedFormat(codec: settings.codec, timescale: Int32(frameRate), extradata: record, bitRate: plan.bitRate ?? 0,
-                                    width: width, height: height, frameRate: frameRate)
+        return (codec, record, plan.bitRate)
     }
 
     /// Encodes one BGR0 frame shown at `pts` (in `1 / frameRate` seconds) and emits every packet
@@ -214,9 +235,14 @@ public final class VideoEncoder: @unchecked Sendable {
     /// Encodes a converted picture shown at `pts` (in `1 / frameRate` seconds) and emits every
     /// packet that became ready, as ``encode(bgr0:bytesPerRow:width:height:pts:emit:)`` does. The
     /// same picture may be encoded again later at a later `pts` (libx264 copies its input).
-    public func encode(_ picture: ConvertedPicture, pts: Int64, emit: (SampleBuffer) -> Void) throws(MediaError) {
+    ///
+    /// `asReference`: code the picture as a P picture (a reference, never a B-frame), unless a
+    /// key frame is due, which wins; libx264 honours it (``H264SkipSplicer`` needs it around the
+    /// slots it fills).
+    public func encode(_ picture: ConvertedPicture, pts: Int64, asReference: Bool = false, emit: (SampleBuffer) -> Void) throws(MediaError) {
         picture.frame.pointee.pts = pts
         markKeyFrameByTime(picture.frame, pts: pts)
+        if asReference && picture.frame.pointee.pict_type != AV_PICTURE_TYPE_I { picture.frame.pointee.pict_type = AV_PICTURE_TYPE_P }
         try codec.encode(picture.frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
         }
@@ -229,6 +255,29 @@ public final class VideoEncoder: @unchecked Sendable {
         frame.pointee.pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if key { lastKeyPts = pts }
     }
+
+    /// Drains the encoder (emits every packet it holds, as ``finish(emit:)``), then opens a fresh
+    /// one with the same settings, so that what comes next starts with a key frame and is not
+    /// held behind the old look-ahead. Key frames keep coming by time across the restart.
+    /// Throws when the fresh encoder's global header differs from ``format``'s (a stream cannot
+    /// change it midway).
+    public func restart(emit: (SampleBuffer) -> Void) throws(MediaError) {
+        try finish(emit: emit)
+        openCodec = nil  // x264's frames and look-ahead go before the fresh one allocates its own
+        let (fresh, record, _) = try Self.openCodec(settings: settings, width: outputWidth, height: outputHeight,
+                                                    frameRate: frameRate, id: id, lowDelay: lowDelay)
+        guard record == format.extradata else {
+            throw MediaError("video encoder \(id): the restarted encoder's global header differs from the first one's")
+        }
+        openCodec = fresh
+    }
+
+    /// Frames the decoder must hold back to reorder (`has_b_frames`: 2 for x264 with a B-pyramid).
+    public var reorderDelay: Int { Int(codec.pointer.pointee.has_b_frames) }
+
+    /// Whether a key frame is due at `pts` (key frames come by time): the next frame encoded at
+    /// `pts` would be one.
+    public func isKeyFrameDue(at pts: Int64) -> Bool { pts - lastKeyPts >= Int64(codec.pointer.pointee.gop_size) }
 
     /// Flushes the encoder: emits the packets of frames still in its lookahead. Call once, last.
     public func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {

@@ -13,7 +13,10 @@ import XCTest
 /// measured by `scripts/benchmark.py --background-load` (docs/ENCODING.md).
 final class OverloadTests: EndToEndTestCase {
     func testAnEncoderTooSlowDropsFramesEvenlyTellsTheUserOnceAndKeepsSync() throws {
-        let service = try ServiceHarness(rig: rig, workDir: workDir, extraEnvironment: ["RECORDKIT_TEST_ENCODE_DELAY_MS": "45"])
+        // Skip splicing off: this counts the frames the dropper keeps (with it, a dropped slot
+        // becomes a skip picture and the file keeps every slot: the next test).
+        let service = try ServiceHarness(rig: rig, workDir: workDir, extraEnvironment: ["RECORDKIT_TEST_ENCODE_DELAY_MS": "45",
+                                                                                         "RECORDKIT_SKIP_SPLICING": "0"])
         addTeardownBlock { service.shutdown() }
         _ = try FlashBeep.start(in: self)
         let events = try service.watchEvents()
@@ -61,15 +64,25 @@ final class OverloadTests: EndToEndTestCase {
     }
 
     /// `recordctl record` prints the overload once, when it starts, and still exits 0: the file is
-    /// whole (every kept frame on time, in sync), only thinner.
+    /// whole (every kept frame on time, in sync), only thinner; with skip splicing (the default
+    /// for a file at constant frame rate, issue 11) a dropped slot repeats the picture before it,
+    /// so the file even keeps every slot.
     func testRecordPrintsTheOverloadOnceAndSucceeds() throws {
-        let output = path("overload-record.mp4")
-        let r = try recordAWindow(seconds: 4, encodeDelayMs: 45, output: output)
-        XCTAssertEqual(r.exitCode, 0, "an overloaded recording is not a failed one: \(r)")
-        XCTAssertEqual(r.stderr.components(separatedBy: "is behind by").count - 1, 1, "told exactly once: \(r.stderr)")
-        let frames = try FFprobe.probe(output).video.first?.frameCount ?? 0
-        XCTAssertGreaterThan(frames, 4 * 30 / 2 - 2, "at most every other frame dropped")
-        XCTAssertLessThan(frames, 4 * 30 - 5, "frames were dropped")
+        for splicing in [false, true] {
+            let output = path(splicing ? "overload-record-spliced.mp4" : "overload-record.mp4")
+            let r = try recordAWindow(seconds: 4, encodeDelayMs: 45, output: output, splicing: splicing)
+            XCTAssertEqual(r.exitCode, 0, "an overloaded recording is not a failed one: \(r)")
+            XCTAssertEqual(r.stderr.components(separatedBy: "is behind by").count - 1, 1, "told exactly once: \(r.stderr)")
+            let frames = try FFprobe.probe(output).video.first?.frameCount ?? 0
+            if splicing {
+                XCTAssertGreaterThanOrEqual(frames, 4 * 30 - 1, "every slot: the dropped ones are skip pictures")
+                let decode = try ProcessRunner.run("ffmpeg", ["-nostdin", "-v", "error", "-i", output, "-f", "null", "-"], timeout: 60)
+                XCTAssertEqual(decode.stderr.trimmingCharacters(in: .whitespacesAndNewlines), "", "decodes without an error")
+            } else {
+                XCTAssertGreaterThan(frames, 4 * 30 / 2 - 2, "at most every other frame dropped")
+                XCTAssertLessThan(frames, 4 * 30 - 5, "frames were dropped")
+            }
+        }
     }
 
     /// An encoder that manages only about a third of the rate (85 ms more per frame) keeps about a
@@ -78,7 +91,7 @@ final class OverloadTests: EndToEndTestCase {
     /// lost runs of frames whenever it was slow for a moment.)
     func testAnEncoderAtAThirdOfTheRateKeepsEvenlySpacedFrames() throws {
         let output = path("overload-third.mp4")
-        let r = try recordAWindow(seconds: 8, encodeDelayMs: 85, output: output)
+        let r = try recordAWindow(seconds: 8, encodeDelayMs: 85, output: output, splicing: false)
         XCTAssertEqual(r.exitCode, 0, "\(r)")
         let frames = try FrameStats.frames(output)
         // After the queue's first second (it absorbs the start), count the holes.
@@ -96,14 +109,16 @@ final class OverloadTests: EndToEndTestCase {
     }
 
     /// `recordctl record` of a 320x240 window at constant frame rate for `seconds`, every video
-    /// encode made `encodeDelayMs` slower.
-    private func recordAWindow(seconds: Int, encodeDelayMs: Int, output: String) throws -> ProcessResult {
+    /// encode made `encodeDelayMs` slower; `splicing` false turns skip splicing off (the file then
+    /// has only the frames the dropper kept).
+    private func recordAWindow(seconds: Int, encodeDelayMs: Int, output: String, splicing: Bool) throws -> ProcessResult {
         let win = try window(size: (320, 240), position: (60, 60), color: 0x2080E0, name: "rk-overload")
         defer { win.close() }
         return try ProcessRunner.run(try rig.recordctlPath(),
                                      ["record", "--duration", String(seconds), "--frame-rate-mode", "constant", "--region", "320x240+60+60",
                                       "--no-mic", "--no-app-audio", "--output", output],
-                                     environment: rig.environment(["RECORDKIT_TEST_ENCODE_DELAY_MS": String(encodeDelayMs)]),
+                                     environment: rig.environment(["RECORDKIT_TEST_ENCODE_DELAY_MS": String(encodeDelayMs),
+                                                                   "RECORDKIT_SKIP_SPLICING": splicing ? "1" : "0"]),
                                      timeout: TimeInterval(seconds * 10 + 20))
     }
 }

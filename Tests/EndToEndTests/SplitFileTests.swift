@@ -281,7 +281,11 @@ final class SplitFileTests: EndToEndTestCase {
         let first = try FFprobe.probe(path("paused-001.mp4")).video.first?.duration ?? 0
         let second = try FFprobe.probe(path("paused-002.mp4")).video.first?.duration ?? 0
         verbose("parts: \(first) s + \(second) s; recorded \(recorded) s")
-        XCTAssertGreaterThanOrEqual(first, 2.9, "the first part: the 3 s before the pause and up to the next key frame")
+        // The part ends at the first key frame the file receives after the request. With skip
+        // splicing (constant frame rate into a file, issue 11) x264 holds a still screen's last
+        // GOP until the next key frame slot, so that can be the key frame at 2 s, encoded before
+        // the pause but delivered after the resume (docs/ARCHITECTURE.md, "Skip splicing").
+        XCTAssertGreaterThanOrEqual(first, 1.9, "the first part: up to a key frame delivered after the request")
         XCTAssertEqual(first + second, recorded, accuracy: 0.6, "the parts hold the recorded time, not the 3 s of pause")
         XCTAssertLessThan(recorded, Date().timeIntervalSince(started) - 2.5, "the pause was cut from the recording")
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import RecordKit
 import RecordKitCapture
 import RecordKitMedia
@@ -14,7 +15,9 @@ import Synchronization
 ///
 /// Damage (issue 11): a frame whose picture did not change since the last one converted
 /// (``UnchangedPictureTracker``, which also counts the frames it dropped) is not converted
-/// again: the last converted picture is encoded at the new time (x264 copies its input).
+/// again: the last converted picture is encoded at the new time (x264 copies its input). With
+/// `spliceSkips` (constant frame rate, libx264, every consumer a file) it is not even encoded:
+/// ``StillRunEncoder`` splices a skip picture into x264's output instead.
 final class VideoEncodeStage: @unchecked Sendable {
     let route: SampleRoute
     private let encoder: VideoEncoder
@@ -39,6 +42,8 @@ final class VideoEncodeStage: @unchecked Sendable {
     private var lastPts: Int64 = .min  // on `queue` only
     private var lastFrame: ConvertedPicture?  // on `queue` only: repeated into the final slot at stop
     private var failed = false          // on `queue` only
+    private let still: StillRunEncoder?  // on `queue` only
+    private let skippedFrames = Atomic<Int64>(0)
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
     // Overload handling (issue 12): even drops, one report.
@@ -48,12 +53,14 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let describeEncoder: String
 
     init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String, lowDelay: Bool = false,
-         onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void,
+         spliceSkips: Bool = false, onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void,
          onOverload: @escaping @Sendable (String) -> Void = { _ in }) throws(MediaError) {
         self.route = .video(.encoded(settings))
-        self.encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id,
-                                        lowDelay: lowDelay)
+        let encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id,
+                                       lowDelay: lowDelay)
+        self.encoder = encoder
         self.frameRate = frameRate
+        self.still = spliceSkips && !lowDelay ? Self.stillRunEncoder(for: encoder, id: id) : nil
         self.queue = DispatchQueue(label: "recordkit.encode.\(id)", qos: .userInteractive)
         self.convertQueue = DispatchQueue(label: "recordkit.convert.\(id)", qos: .userInteractive)
         self.onPacket = onPacket
@@ -81,8 +88,10 @@ final class VideoEncodeStage: @unchecked Sendable {
         convertQueue.async { [self] in
             let picture: ConvertedPicture?
             var failure: MediaError?
+            var changed = true
             if changes.isUnchanged(frame), let unchanged = lastConverted {
                 picture = unchanged  // the same picture again: nothing to convert
+                changed = false
             } else if let base = frame.pixels.bytes.baseAddress {
                 do throws(MediaError) {
                     picture = try encoder.convert(bgr0: base, bytesPerRow: frame.bytesPerRow, width: frame.width, height: frame.height)
@@ -97,6 +106,7 @@ final class VideoEncodeStage: @unchecked Sendable {
                 picture = nil
             }
             converting.subtract(1, ordering: .relaxed)
+            let isChanged = changed
             queue.async { [self, failure] in
                 defer { pending.subtract(1, ordering: .relaxed) }
                 guard !failed else { return }
@@ -114,7 +124,7 @@ final class VideoEncodeStage: @unchecked Sendable {
                     droppedFrames.add(1, ordering: .relaxed)
                     return
                 }
-                encode(picture, pts: pts)
+                encode(picture, pts: pts, changed: isChanged)
             }
         }
     }
@@ -128,14 +138,20 @@ final class VideoEncodeStage: @unchecked Sendable {
     }
 
     /// Encodes on `queue`.
-    private func encode(_ frame: ConvertedPicture, pts: Int64) {
+    private func encode(_ frame: ConvertedPicture, pts: Int64, changed: Bool = true) {
         encodingSlotNs.store(pts * 1_000_000_000 / Int64(frameRate), ordering: .relaxed)
         SimulatedSlowEncoder.waitIfAsked()
         lastPts = pts
         lastFrame = frame
         do throws(MediaError) {
-            try encoder.encode(frame, pts: pts, emit: onPacket)
-            encodedFrames.add(1, ordering: .relaxed)
+            if let still {
+                try still.submit(frame, slot: pts, changed: changed, emit: onPacket)
+                encodedFrames.store(still.fedFrames, ordering: .relaxed)
+                skippedFrames.store(still.skipFrames, ordering: .relaxed)
+            } else {
+                try encoder.encode(frame, pts: pts, emit: onPacket)
+                encodedFrames.add(1, ordering: .relaxed)
+            }
         } catch {
             failed = true
             onError(error)
@@ -151,17 +167,50 @@ final class VideoEncodeStage: @unchecked Sendable {
         queue.sync {
             guard !failed else { return }
             let finalSlot = (endNs * Int64(frameRate) + 999_999_999) / 1_000_000_000 - 1
+            if let still {
+                lastFrame = nil
+                do throws(MediaError) { try still.finish(finalSlot: finalSlot, emit: onPacket) } catch { onError(error) }
+                encodedFrames.store(still.fedFrames, ordering: .relaxed)
+                skippedFrames.store(still.skipFrames, ordering: .relaxed)
+                return
+            }
             if let frame = lastFrame, lastPts < finalSlot { encode(frame, pts: finalSlot) }
             lastFrame = nil
             do throws(MediaError) { try encoder.finish(emit: onPacket) } catch { onError(error) }
         }
     }
 
-    /// The encoded stream's description.
-    var format: EncodedFormat { encoder.format }
+    /// Splicing skips for `encoder`, or nil with the reason in the debug log (`RECORDKIT_DEBUG=1`)
+    /// when its stream cannot take them (not libx264, no POC type 0, ...) or
+    /// `RECORDKIT_SKIP_SPLICING=0` turns splicing off: then every slot is encoded.
+    private static func stillRunEncoder(for encoder: VideoEncoder, id: String) -> StillRunEncoder? {
+        if let value = getenv("RECORDKIT_SKIP_SPLICING"), String(cString: value) == "0" {
+            debugLog("video encoder \(id): no skip splicing: RECORDKIT_SKIP_SPLICING=0")
+            return nil  // A/B measurements, and tests of what x264 alone does with every slot
+        }
+        guard encoder.format.codec == .h264, encoder.encoderName == "libx264" else {
+            debugLog("video encoder \(id): no skip splicing: \(encoder.encoderName) is not libx264")
+            return nil
+        }
+        do throws(MediaError) { return try StillRunEncoder(encoder: encoder) } catch {
+            debugLog("video encoder \(id): no skip splicing: \(error.message)")
+            return nil
+        }
+    }
+
+    private static func debugLog(_ message: String) {
+        guard getenv("RECORDKIT_DEBUG") != nil else { return }
+        let line = "recordkit: " + message + "\n"
+        _ = line.withCString { write(2, $0, strlen($0)) }
+    }
+
+    /// The encoded stream's description (with splicing, the `avcC` holds the skip slices' PPS too).
+    var format: EncodedFormat { still?.format ?? encoder.format }
+    /// Skip pictures spliced in for unchanged slots (constant frame rate, see ``StillRunEncoder``).
+    var skipped: Int64 { skippedFrames.load(ordering: .relaxed) }
     /// Frames dropped because the encoder was behind.
     var dropped: Int64 { droppedFrames.load(ordering: .relaxed) }
-    /// Frames encoded.
+    /// Frames given to the encoder.
     var encoded: Int64 { encodedFrames.load(ordering: .relaxed) }
     /// Picture rows converted to yuv420p so far.
     var convertedRows: Int64 { convertedRowCount.load(ordering: .relaxed) }

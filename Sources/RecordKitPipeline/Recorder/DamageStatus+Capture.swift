@@ -3,8 +3,9 @@ import RecordKitControl
 
 /// Filling ``DamageStatus`` (a control-protocol value, RecordKitControl) from the capture's counters.
 extension DamageStatus {
-    /// The capture's counters and the encoders' conversion counts.
-    init(statistics: ScreenCaptureStatistics, mode: FrameRateMode, conversions: Int64, convertedRows: Int64) {
+    /// The capture's counters and the encoders' conversion, encode and skip counts.
+    init(statistics: ScreenCaptureStatistics, mode: FrameRateMode, conversions: Int64, convertedRows: Int64,
+         encodedFrames: Int64 = 0, skippedFrames: Int64 = 0) {
         self.init()
         tracking = statistics.damageTracking
         frameRateMode = mode.rawValue
@@ -15,5 +16,7 @@ extension DamageStatus {
         repeatedFrames = statistics.repeatedFrames
         self.conversions = conversions
         self.convertedRows = convertedRows
+        self.encodedFrames = encodedFrames
+        self.skippedFrames = skippedFrames
     }
 }

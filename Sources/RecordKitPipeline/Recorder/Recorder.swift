@@ -265,7 +265,9 @@ public final class Recorder: @unchecked Sendable {
             capture.audioLevelsDb = graph.audioGraph.levels.levelsDb
             capture.damage = DamageStatus(statistics: stats, mode: configuration.screen.frameRateMode,
                                           conversions: graph.videoStages.reduce(0) { $0 + $1.conversions },
-                                          convertedRows: graph.videoStages.reduce(0) { $0 + $1.convertedRows })
+                                          convertedRows: graph.videoStages.reduce(0) { $0 + $1.convertedRows },
+                                          encodedFrames: graph.videoStages.reduce(0) { $0 + $1.encoded },
+                                          skippedFrames: graph.videoStages.reduce(0) { $0 + $1.skipped })
         }
         return RecorderStatus(
             state: lifecycle.state, pauseReason: lifecycle.pauseReason,

@@ -50,10 +50,15 @@ struct RecordingGraphBuilder {
         let routesPerHandler = inputs.map { SampleRoute.routes(for: $0, available: available) }
 
         // One encoder per distinct route, opened now so that handlers learn their formats at start.
+        // Skips are spliced only into video that no live consumer waits for (issue 11).
+        let liveRoutes = Set(zip(inputs, routesPerHandler).filter { !$0.0.toleratesEncoderDelay }.flatMap { $0.1 })
         let slot = DispatcherSlot()
         let encoders = try EncoderSet.open(routes: Set(routesPerHandler.flatMap { $0 }), capture: capture,
                                            frameRate: configuration.screen.framesPerSecond, slot: slot,
-                                           lowDelay: configuration.screen.frameRateMode == .variable, onRouteFailed: onRouteFailed,
+                                           lowDelay: configuration.screen.frameRateMode == .variable,
+                                           spliceRoutes: configuration.screen.frameRateMode == .constant
+                                               ? Set(routesPerHandler.flatMap { $0 }).subtracting(liveRoutes) : [],
+                                           onRouteFailed: onRouteFailed,
                                            onOverload: onOverload)
 
         var runners: [HandlerRunner] = []
