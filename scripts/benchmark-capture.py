@@ -47,60 +47,11 @@ import argparse
 import json
 import os
 import shlex
-import signal
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, start_content, stop_process, run_recorder, distinct_frames, ffmpeg_progress, mean, fmt, probe
-
-
-
-def start_square_window(env, args, logdir, name, size, position, every):
-    """An rk-testwindow whose 32x32 square changes every `every` seconds (a mostly still screen)."""
-    cmd = [args.testwindow, "--size", size, "--position", position, "--color", "3366CC",
-           "--flash-color", "FFFFFF", "--name", name, "--square-every", str(every)]
-    logf = open(os.path.join(logdir, f"{name}.log"), "wb")
-    p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=logf,
-                         start_new_session=True)
-    line = p.stdout.readline().decode(errors="replace").strip()  # the window id once it is painted
-    if not line.startswith("0x"):
-        stop_process(p, sig=signal.SIGTERM, grace=5)
-        die(f"{args.testwindow} did not start: {line!r}; see {logf.name}")
-    # Keep draining its "square N T" lines so it never blocks on a full pipe.
-    import threading
-    threading.Thread(target=lambda: [None for _ in p.stdout], daemon=True).start()
-    return p
-
-
-class Content:
-    """The screen content of one benchmark case; `pids` are measured like the X server's."""
-
-    def __init__(self, case, env, args, logdir):
-        self.case, self.procs = case, []
-        self.player = start_content(env, args, logdir)
-        time.sleep(2)  # let it settle
-        if case in ("still", "mostly-still"):
-            os.kill(self.player.pid, signal.SIGSTOP)  # the pattern freezes: nothing repaints it
-            time.sleep(0.5)
-        if case == "mostly-still":
-            self.procs.append(start_square_window(env, args, logdir, "rk-bench-clock", "400x300", "200,200", 1))
-            self.procs.append(start_square_window(env, args, logdir, "rk-bench-typing", "800x60", "200,600", 0.2))
-            time.sleep(1)
-
-    @property
-    def pid(self):
-        return self.player.pid
-
-    def stop(self):
-        for p in self.procs:
-            stop_process(p, sig=signal.SIGTERM, grace=5)
-        try:
-            os.kill(self.player.pid, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
-        stop_process(self.player, sig=signal.SIGTERM, grace=5)
+from benchcases import CaseContent
+from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, run_recorder, distinct_frames, ffmpeg_progress, mean, fmt, probe
 
 
 def main():
@@ -151,7 +102,7 @@ def main():
     results = []
     try:
         for case in cases:
-            content = Content(case, env, args, logdir)
+            content = CaseContent(case, env, args, logdir, args.testwindow)
             for rnd in range(1, args.rounds + 1):
                 for name in recorders:
                     out = os.path.join(out_dir, f"{case}-{name}-r{rnd}.mp4")

@@ -82,7 +82,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchcases import CASES, CaseContent
-from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, start_content, stop_process, run_recorder, picture_changes, ffmpeg_progress, mean, fmt, probe, BackgroundLoad
+from benchlib import ROOT, log, die, run, load_rig, xvfb_pid, stop_process, run_recorder, picture_changes, ffmpeg_progress, mean, fmt, probe, BackgroundLoad
 
 
 

@@ -24,8 +24,16 @@ public final class VideoEncoder: @unchecked Sendable {
 
     /// The open codec; nil only inside ``restart(emit:)``, between freeing the old one and
     /// opening the fresh one (so the two never hold their memory at once).
+    /// After a failed restart it stays nil, and every later call throws instead of crashing.
     private var openCodec: CodecContext?
-    private var codec: CodecContext { openCodec! }
+    private var codec: CodecContext {
+        get throws(MediaError) {
+            guard let openCodec else { throw MediaError("video encoder \(id): closed (restarting it failed)") }
+            return openCodec
+        }
+    }
+    /// Frames between key frames (the codec's `gop_size`), kept for when the codec is closed.
+    private var keyFrameInterval: Int64 = 1
     private let settings: VideoEncoderSettings
     private let lowDelay: Bool
     private let frame: UnsafeMutablePointer<AVFrame>
@@ -103,6 +111,7 @@ public final class VideoEncoder: @unchecked Sendable {
         }
         self.picturePool = picturePool
         self.openCodec = codec
+        self.keyFrameInterval = Int64(codec.pointer.pointee.gop_size)
         self.frame = frame
         self.frameRate = frameRate
         self.outputWidth = width
@@ -251,7 +260,7 @@ public final class VideoEncoder: @unchecked Sendable {
     /// Key frames by time, not by frame count: with variable frame rate (issue 11) a still screen
     /// sends two frames a second, and a GOP of N frames would then last N seconds.
     private func markKeyFrameByTime(_ frame: UnsafeMutablePointer<AVFrame>, pts: Int64) {
-        let key = pts - lastKeyPts >= Int64(codec.pointer.pointee.gop_size)
+        let key = pts - lastKeyPts >= keyFrameInterval
         frame.pointee.pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if key { lastKeyPts = pts }
     }
@@ -273,11 +282,11 @@ public final class VideoEncoder: @unchecked Sendable {
     }
 
     /// Frames the decoder must hold back to reorder (`has_b_frames`: 2 for x264 with a B-pyramid).
-    public var reorderDelay: Int { Int(codec.pointer.pointee.has_b_frames) }
+    public var reorderDelay: Int { Int(openCodec?.pointer.pointee.has_b_frames ?? 0) }
 
     /// Whether a key frame is due at `pts` (key frames come by time): the next frame encoded at
     /// `pts` would be one.
-    public func isKeyFrameDue(at pts: Int64) -> Bool { pts - lastKeyPts >= Int64(codec.pointer.pointee.gop_size) }
+    public func isKeyFrameDue(at pts: Int64) -> Bool { pts - lastKeyPts >= keyFrameInterval }
 
     /// Flushes the encoder: emits the packets of frames still in its lookahead. Call once, last.
     public func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {

@@ -37,3 +37,36 @@ final class TimelineMergerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(count, 2, "and so did the second")
     }
 }
+
+/// The dispatcher gives the handlers of a late-by-design video route (skip splicing, issue 11)
+/// a longer hold, so their audio still waits for video of the same time.
+final class DispatcherHoldTests: XCTestCase {
+    private func pcm(frame: Int64) -> SampleBuffer {
+        SampleBuffer(type: .audioApp, presentationTime: MediaTime(value: frame, timescale: 48_000),
+                     duration: MediaTime(value: 1024, timescale: 48_000), formatDescription: .audio(.standard),
+                     payload: .pcm(PCMData(buffer: MediaBuffer(copying: [UInt8](repeating: 0, count: 8)), frameCount: 1, startFrame: frame)))
+    }
+
+    /// Pushes two audio samples 300 ms apart to a handler of video + audio whose video never
+    /// comes, and returns how many audio samples it got within a second.
+    private func audioDelivered(longerHolds: [SampleRoute: UInt64], video: SampleRoute) -> Int {
+        let audio = SampleRoute.audio(.audioApp, .raw)
+        let handler = CallLoggingHandler(input: HandlerInput(video: .none, appAudio: .raw))
+        let runner = HandlerRunner(name: "file", handler: handler, routes: [video, audio], onEnded: { _, _ in })
+        let dispatcher = Dispatcher(runners: [runner], maxHoldNs: 100_000_000, longerHolds: longerHolds)
+        dispatcher.push(pcm(frame: 0), on: audio)
+        usleep(300_000)
+        dispatcher.push(pcm(frame: 1024), on: audio)
+        let deadline = Date().addingTimeInterval(1)
+        while handler.count(.audioApp) == 0 && Date() < deadline { usleep(10_000) }
+        return handler.count(.audioApp)
+    }
+
+    func testASplicedVideoRouteHoldsItsHandlersAudioLonger() {
+        let video = SampleRoute.video(.encoded(.fileDefault))
+        XCTAssertGreaterThanOrEqual(audioDelivered(longerHolds: [:], video: video), 1,
+                                    "past the usual hold, audio goes out without the stalled video")
+        XCTAssertEqual(audioDelivered(longerHolds: [video: 10_000_000_000], video: video), 0,
+                       "a spliced route's handlers keep waiting for its video")
+    }
+}

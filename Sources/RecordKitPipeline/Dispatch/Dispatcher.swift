@@ -29,8 +29,10 @@ final class Dispatcher: Sendable {
     /// Every runner, in the order handlers were added.
     let runners: [HandlerRunner]
 
-    /// Creates a dispatcher for `runners`; samples wait at most `maxHoldNs` for other routes.
-    init(runners: [HandlerRunner], maxHoldNs: UInt64 = 2_000_000_000) {
+    /// Creates a dispatcher for `runners`; samples wait at most `maxHoldNs` for other routes, or
+    /// longer for the handlers of a route in `longerHolds` (a stream that arrives late by design:
+    /// skip splicing, issue 11): the longest hold among a group's routes.
+    init(runners: [HandlerRunner], maxHoldNs: UInt64 = 2_000_000_000, longerHolds: [SampleRoute: UInt64] = [:]) {
         self.runners = runners
         var routeSets: [Set<SampleRoute>] = []
         var members: [Set<SampleRoute>: [HandlerRunner]] = [:]
@@ -38,7 +40,10 @@ final class Dispatcher: Sendable {
             if members[r.routes] == nil { routeSets.append(r.routes) }
             members[r.routes, default: []].append(r)
         }
-        let groups = routeSets.map { Group(routes: $0, runners: members[$0]!, maxHoldNs: maxHoldNs) }
+        let groups = routeSets.map { routes in
+            Group(routes: routes, runners: members[routes]!,
+                  maxHoldNs: routes.reduce(maxHoldNs) { max($0, longerHolds[$1] ?? 0) })
+        }
         var byRoute: [SampleRoute: [Group]] = [:]
         for (routes, group) in zip(routeSets, groups) { for route in routes { byRoute[route, default: []].append(group) } }
         self.groups = groups

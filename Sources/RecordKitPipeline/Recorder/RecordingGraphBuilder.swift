@@ -52,12 +52,13 @@ struct RecordingGraphBuilder {
         // One encoder per distinct route, opened now so that handlers learn their formats at start.
         // Skips are spliced only into video that no live consumer waits for (issue 11).
         let liveRoutes = Set(zip(inputs, routesPerHandler).filter { !$0.0.toleratesEncoderDelay }.flatMap { $0.1 })
+        let spliceRoutes = configuration.screen.frameRateMode == .constant
+            ? Set(routesPerHandler.flatMap { $0 }).subtracting(liveRoutes) : []
         let slot = DispatcherSlot()
         let encoders = try EncoderSet.open(routes: Set(routesPerHandler.flatMap { $0 }), capture: capture,
                                            frameRate: configuration.screen.framesPerSecond, slot: slot,
                                            lowDelay: configuration.screen.frameRateMode == .variable,
-                                           spliceRoutes: configuration.screen.frameRateMode == .constant
-                                               ? Set(routesPerHandler.flatMap { $0 }).subtracting(liveRoutes) : [],
+                                           spliceRoutes: spliceRoutes,
                                            onRouteFailed: onRouteFailed,
                                            onOverload: onOverload)
 
@@ -96,7 +97,9 @@ struct RecordingGraphBuilder {
         }
         guard !runners.isEmpty else { throw RecorderError(.badArgument, "no handler to record into") }
 
-        let dispatcher = Dispatcher(runners: runners)
+        // A spliced stream reaches its handlers up to a GOP (plus x264's look-ahead) late on a still
+        // screen; their audio waits that long for it, so they still get one timeline order.
+        let dispatcher = Dispatcher(runners: runners, longerHolds: Self.holds(for: spliceRoutes))
         slot.connect(dispatcher)
         let wanted = dispatcher.routes
         let audioGraph = AudioGraph(timeline: timeline, tracks: audioTypes, sinks: encoders.audioSinks(for: wanted))
@@ -121,4 +124,17 @@ final class DispatcherSlot: @unchecked Sendable {
 
     /// Hands `sample` of `route` to the dispatcher.
     func push(_ sample: SampleBuffer, on route: SampleRoute) { dispatcher?.push(sample, on: route) }
+}
+
+extension RecordingGraphBuilder {
+    /// How long the handlers of each spliced video route may wait for its video: the key frame
+    /// interval, when ``StillRunEncoder`` drains x264, plus a second for its look-ahead.
+    private static func holds(for spliceRoutes: Set<SampleRoute>) -> [SampleRoute: UInt64] {
+        var holds: [SampleRoute: UInt64] = [:]
+        for route in spliceRoutes {
+            guard case .video(.encoded(let settings)) = route else { continue }
+            holds[route] = UInt64((settings.keyFrameIntervalSeconds + 1) * 1_000_000_000)
+        }
+        return holds
+    }
 }
