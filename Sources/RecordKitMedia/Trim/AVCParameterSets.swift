@@ -69,35 +69,12 @@ struct AVCParameterSets: Equatable {
     /// The first `count` unsigned Exp-Golomb values after `skipping` bytes of a NAL unit
     /// (emulation prevention bytes removed); nil when the unit is too short.
     static func expGolombs(_ unit: [UInt8], skipping: Int, count: Int) -> [Int]? {
-        var rbsp: [UInt8] = []
-        var zeros = 0
-        for byte in unit.dropFirst(skipping) {
-            if zeros >= 2 && byte == 3 { zeros = 0; continue }
-            rbsp.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
-            if rbsp.count >= 16 { break }
-        }
-        var bit = 0
-        func next() -> Int? {
-            guard bit < rbsp.count * 8 else { return nil }
-            defer { bit += 1 }
-            return Int(rbsp[bit / 8] >> (7 - UInt8(bit % 8))) & 1
-        }
+        // A header's first values fit in its first bytes; a slice's data is never unescaped.
+        var reader = H264BitReader(H264RBSP.unescaped(unit.dropFirst(skipping).prefix(32)))
         var values: [Int] = []
         for _ in 0..<count {
-            var leadingZeros = 0
-            while true {
-                guard let b = next() else { return nil }
-                if b == 1 { break }
-                leadingZeros += 1
-                if leadingZeros > 31 { return nil }
-            }
-            var value = 0
-            for _ in 0..<leadingZeros {
-                guard let b = next() else { return nil }
-                value = value << 1 | b
-            }
-            values.append((1 << leadingZeros) - 1 + value)
+            guard let value = reader.ue() else { return nil }
+            values.append(value)
         }
         return values
     }
