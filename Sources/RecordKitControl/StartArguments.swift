@@ -57,6 +57,11 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var splitEvery: Double?
     /// Megabytes (10^6 bytes) per file part (`--split-size`), or nil for no size limit.
     public var splitSize: Double?
+    /// Shell commands run after each file of the recording is final (`--on-saved`, config
+    /// `[hooks] on-saved`): the recording, each split part, each replay clip (docs/recordctl/hooks.md).
+    public var onSaved: [String] = []
+    /// Seconds a hook may run before it is ended (nil: ``HookDefaults/timeoutSeconds``).
+    public var hookTimeout: Double?
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -92,5 +97,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         replayBufferMaxMegabytes = try c.decodeIfPresent(Int.self, forKey: .replayBufferMaxMegabytes)
         splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
+        onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
+        hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)
     }
 }

@@ -18,6 +18,8 @@ public final class RecordingService: @unchecked Sendable {
     private let commands = NSLock()
     private let shared = Mutex(Shared())
     private let onShutdown: @Sendable () -> Void
+    /// Whether a recording could start now (``startAvailabilityMonitor()``).
+    let availabilityMonitor = AvailabilityMonitor()
 
     private struct Shared {
         var active: ActiveRecording?
@@ -60,7 +62,7 @@ public final class RecordingService: @unchecked Sendable {
             case .start:
                 return .success(id, try locked { () throws(ControlError) in try start(request.args ?? StartArguments()) })
             case .stop:
-                return .success(id, try locked { () throws(ControlError) in try finish(discard: false) })
+                return .success(id, try locked { () throws(ControlError) in try stop(deliveringTo: request.options) })
             case .discard:
                 return .success(id, try locked { () throws(ControlError) in try finish(discard: true) })
             case .pause:
@@ -116,7 +118,7 @@ public final class RecordingService: @unchecked Sendable {
         installControlHandler(on: session)
         let journal = SessionJournal(id: id, state: "starting", startedAt: Self.now(), pid: getpid(), handlers: session.handlers)
         try store.write(journal)
-        let active = ActiveRecording(id: id, journal: journal, session: session)
+        let active = ActiveRecording(id: id, journal: journal, session: session, hooks: makeHooks(args, recordingId: id))
         box.active = active
         do throws(ControlError) {
             try session.start()
@@ -158,11 +160,20 @@ public final class RecordingService: @unchecked Sendable {
 
     // MARK: Stop, discard
 
-    func finish(discard: Bool) throws(ControlError) -> ControlResult {
+    /// Stops (or discards) the recording; `deliver` moves the recording's file (the first
+    /// handler's `path`) and returns where it went, or throws and leaves it (a warning).
+    func finish(discard: Bool, deliver: ((String) throws(ControlError) -> String)? = nil) throws(ControlError) -> ControlResult {
         let active = try current()
         updateJournal(active, state: "finishing")
-        let reports = discard ? active.session.discard() : active.session.stop()
-        return conclude(active, reports: reports, discarded: discard)
+        var reports = discard ? active.session.discard() : active.session.stop()
+        var deliveryFailure: String?
+        if let deliver, let i = reports.firstIndex(where: { $0.serviceInfo["path"] != nil && $0.state != .failed }),
+           let source = reports[i].serviceInfo["path"] {
+            do throws(ControlError) { reports[i].serviceInfo["path"] = try deliver(source) } catch { deliveryFailure = error.message }
+        }
+        var result = conclude(active, reports: reports, discarded: discard)
+        if let deliveryFailure { result.warnings = (result.warnings ?? []) + [deliveryFailure] }
+        return result
     }
 
     /// Records the end of `active`: its results, the session directory removed (kept when a
@@ -177,6 +188,7 @@ public final class RecordingService: @unchecked Sendable {
                 if let path = report.serviceInfo["path"] { removed.append(path) }
             } else if let out = report.serviceInfo["path"] ?? report.serviceInfo["url"] {
                 outputs.append(out)
+                if let path = report.serviceInfo["path"], report.state != .failed { announceSaved(active, path: path, kind: .recording) }
             }
         }
         let keepDirectory = !discarded && hasUndelivered(active)
@@ -215,6 +227,7 @@ public final class RecordingService: @unchecked Sendable {
         publish(ServiceEvent(kind: event.kind ?? (event.isWarning ? "warning" : event.handler == nil ? "state" : "handler"), recordingId: active.id,
                              state: event.state.rawValue, reason: event.reason, handler: event.handler, time: event.time, at: Self.now(),
                              path: event.path))
+        if event.kind == "file-part", let path = event.path { announceSaved(active, path: path, kind: .part) }
         guard event.handler == nil, event.state.isTerminal else { return }
         active.endReason = event.reason
         // A recording that ended by itself (window destroyed, every handler failed) is concluded
@@ -249,7 +262,7 @@ public final class RecordingService: @unchecked Sendable {
                                                 destination: s.handlers.lazy.compactMap { $0.serviceInfo["path"] }.first, recorder: s)
         }
         return ServiceStatus(service: .init(pid: getpid(), version: ControlProtocol.version, socket: paths.socketPath),
-                             recording: recording, last: last, recovered: recovered)
+                             recording: recording, last: last, recovered: recovered, availability: availabilityMonitor.current)
     }
 
     // MARK: Recovery

@@ -46,6 +46,7 @@ enum RecordDaemon {
         }
         if coordinator.isRequested { server.stop() }  // a signal came while binding
         log("listening on \(paths.socketPath)")
+        service.startAvailabilityMonitor()
         service.recoverInterruptedSessions()
         for r in service.status().recovered { log("recovered interrupted recording \(r.id) into \(r.path)") }
 
