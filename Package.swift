@@ -27,6 +27,8 @@ let package = Package(
         // The preview's local web server (HTTP + WebSocket): no dependencies of its own, so a clean
         // build adds seconds, not the minutes SwiftNIO costs (docs/PREVIEW.md).
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        // SHA-256 for obs-websocket's authentication challenge (Foundation on Linux has no digest).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -66,6 +68,19 @@ let package = Package(
         // MARK: The control protocol's values and its client side (issue 12): what the thin `recordctl`
         // links. Foundation and CShims only: never FFmpeg, X11 or PulseAudio (DependencyRules).
         .target(name: "RecordKitControl", dependencies: ["CShims"], path: "Sources/RecordKitControl"),
+
+        // MARK: Control surfaces (issue 22): obs-websocket 5's protocol (codecs, authentication, op
+        // dispatch, the requests and events mapped onto the service's one request API), apart from the
+        // transport, so it is tested without a socket.
+        .target(name: "RecordKitOBSWebSocket",
+                dependencies: ["RecordKitControl", .product(name: "Crypto", package: "swift-crypto")],
+                path: "Sources/RecordKitOBSWebSocket"),
+
+        // The surfaces recordd runs beside its socket (hotkeys with notifications; obs-websocket), each a
+        // client of the service's one request API (LocalControlClient).
+        .target(name: "RecordKitSurfaces",
+                dependencies: ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket"],
+                path: "Sources/RecordKitSurfaces"),
 
         // MARK: The service: sessions, recovery, the server side of the control protocol (used by recordd
         // and recordctl-engine).
@@ -116,7 +131,7 @@ let package = Package(
                 "RecordKitMedia",  // `recordctl trim` (MovieTrimmer), in process
             ],
             path: "Sources/recordctl-engine"),
-        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins"], path: "Sources/recordd"),
+        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces"], path: "Sources/recordd"),
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
         // Test support: flashes a window and beeps into a PulseAudio sink at the same instant (A/V sync tests).
@@ -155,6 +170,9 @@ let package = Package(
                                    "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension", "CFFmpeg",
                                    "ExtensionTestSupport", "MediaTestSupport"],
                     path: "Tests/ExtensionsUnitTests"),
+        // The control surfaces' protocol layers alone (no rig, no server): obs-websocket's codecs, authentication, op dispatch.
+        .testTarget(name: "ControlSurfacesUnitTests", dependencies: ["RecordKitOBSWebSocket", "RecordKitControl"],
+                    path: "Tests/ControlSurfacesUnitTests"),
         .testTarget(name: "ServiceUnitTests", dependencies: ["RecordKitService", "CShims", "ExtensionTestSupport"], path: "Tests/ServiceUnitTests"),
 
         // MARK: Tests on the rig (real Xvfb, real PulseAudio, nginx-rtmp; see scripts/rig.sh).

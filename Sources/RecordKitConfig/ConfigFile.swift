@@ -24,6 +24,8 @@ public struct ConfigFile: Sendable {
     public let profiles: [String: [SettingKey: String]]
     /// The `[hooks]` table.
     public let hooks: HookSettings
+    /// The `[hotkeys]` table.
+    public let hotkeys: HotkeySettings
 
     /// Where the config file is: `$XDG_CONFIG_HOME/recordkit/config.toml`, else `$HOME/.config/recordkit/config.toml`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -58,8 +60,15 @@ public struct ConfigFile: Sendable {
         var defaults: [SettingKey: String] = [:]
         var profiles: [String: [SettingKey: String]] = [:]
         var hooks = HookSettings()
+        var hotkeys = HotkeySettings()
         for key in table.keys {
-            if key == "hooks" {
+            if key == "hotkeys" {
+                guard let t = table[key]?.table else {
+                    throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): hotkeys must be a table: [hotkeys]")
+                }
+                let header = lines.firstIndex { $0.trimmingCharacters(in: " \t") == "[hotkeys]" }.map { $0 + 1 } ?? 0
+                hotkeys = try HotkeySettings(t, path: path) { Self.line(of: $0, in: lines, after: header) }
+            } else if key == "hooks" {
                 guard let t = table[key]?.table else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): hooks must be a table: [hooks]")
                 }
@@ -79,7 +88,7 @@ public struct ConfigFile: Sendable {
             } else {
                 guard let setting = SettingKey(rawValue: key) else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): unknown setting \"\(key)\"; known: "
-                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks] and [profiles.NAME]")
+                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks], [hotkeys] and [profiles.NAME]")
                 }
                 defaults[setting] = try Self.value(table[key], key: setting, path: path, line: Self.line(of: key, in: lines))
             }
@@ -87,6 +96,7 @@ public struct ConfigFile: Sendable {
         self.defaults = defaults
         self.profiles = profiles
         self.hooks = hooks
+        self.hotkeys = hotkeys
     }
 
     private static func settings(_ table: TOMLTable, path: String, lines: [String], after: Int, context: String) throws(ConfigError) -> [SettingKey: String] {
