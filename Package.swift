@@ -24,8 +24,11 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // The config file ($XDG_CONFIG_HOME/recordkit/config.toml): TOML with line numbers in errors.
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
-        // The preview's local web server (HTTP + WebSocket): no dependencies of its own, so a clean
-        // build adds seconds, not the minutes SwiftNIO costs (docs/PREVIEW.md).
+        // Every loopback web surface (preview, obs-websocket, metrics) is served by RecordKitWeb on
+        // SwiftNIO: a bounded HTTP/1 parser with configurable limits and a bounded WebSocket frame
+        // decoder, with every other limit a handler of our own in a pipeline we own (docs/WEB.md).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The preview's local web server until it moves onto RecordKitWeb (issue 24).
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
@@ -66,6 +69,13 @@ let package = Package(
         // MARK: The control protocol's values and its client side (issue 12): what the thin `recordctl`
         // links. Foundation and CShims only: never FFmpeg, X11 or PulseAudio (DependencyRules).
         .target(name: "RecordKitControl", dependencies: ["CShims"], path: "Sources/RecordKitControl"),
+
+        // MARK: The one hardened HTTP/WebSocket server of every loopback surface (issue 24, docs/WEB.md).
+        // SwiftNIO only: never FFmpeg, X11 or PulseAudio, so the fuzzer builds it alone.
+        .target(name: "RecordKitWeb",
+                dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                               .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio")],
+                path: "Sources/RecordKitWeb"),
 
         // MARK: The service: sessions, recovery, the server side of the control protocol (used by recordd
         // and recordctl-engine).
@@ -144,5 +154,7 @@ let package = Package(
                                    "CColorConversion", "CFFmpeg"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
+        // RecordKitWeb alone, over real sockets on 127.0.0.1 in process (no rig).
+        .testTarget(name: "WebUnitTests", dependencies: ["RecordKitWeb"], path: "Tests/WebUnitTests"),
     ]
 )

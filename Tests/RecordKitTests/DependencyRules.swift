@@ -46,6 +46,8 @@ struct DependencyRules {
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
         "RecordKitConfig": ["TOMLKit"],
         "recordd": ["RecordKitService"],
+        // The one loopback web server (issue 24): SwiftNIO only, never FFmpeg, X11 or PulseAudio.
+        "RecordKitWeb": ["NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket"],
     ]
     static let system: Set<String> = ["Foundation", "Glibc", "Dispatch", "Synchronization", "XCTest", "PackageDescription"]
 
