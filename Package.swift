@@ -28,8 +28,6 @@ let package = Package(
         // SwiftNIO: a bounded HTTP/1 parser with configurable limits and a bounded WebSocket frame
         // decoder, with every other limit a handler of our own in a pipeline we own (docs/WEB.md).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // The preview's local web server until it moves onto RecordKitWeb (issue 24).
-        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -92,7 +90,7 @@ let package = Package(
         .target(name: "ReplayBufferExtension", dependencies: ["RecordKit", "RecordKitMedia"],
                 path: "Extensions/ReplayBuffer", resources: [.embedInCode("manifest.json")]),
         // The live preview and review page (issue 9): a loopback web server fed by the shared encode.
-        .target(name: "PreviewExtension", dependencies: ["RecordKit", "RecordKitMedia", .product(name: "FlyingFox", package: "FlyingFox")],
+        .target(name: "PreviewExtension", dependencies: ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
                 path: "Extensions/Preview", resources: [.embedInCode("manifest.json"), .embedInCode("page.html")]),
         // The list of built-in extensions: the one place that names a concrete handler.
         .target(name: "RecordKitBuiltins", dependencies: ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension",
@@ -146,6 +144,11 @@ let package = Package(
         // its corpus (Tests/Fuzz/corpus), so they always compile.
         .executableTarget(name: "rk-fuzz-control", dependencies: ["RecordKitService"], path: "Tests/Fuzz/control"),
         .executableTarget(name: "rk-fuzz-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"], path: "Tests/Fuzz/extension"),
+        // The loopback web server's request path and WebSocket framing (issue 24): RecordKitWeb and
+        // NIO's EmbeddedChannel only, no FFmpeg or X11.
+        .executableTarget(name: "rk-fuzz-web", dependencies: ["RecordKitWeb", .product(name: "NIOEmbedded", package: "swift-nio"),
+                                                              .product(name: "NIOCore", package: "swift-nio")],
+                          path: "Tests/Fuzz/web"),
 
         // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",

@@ -33,8 +33,8 @@ struct DependencyRules {
         "FileUploadExtension": ["RecordKit", "RecordKitMedia"],
         "ReplayBufferExtension": ["RecordKit", "RecordKitMedia"],
         "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
-        // The preview's web server: FlyingFox (its product) and FlyingSocks (its socket layer).
-        "PreviewExtension": ["RecordKit", "RecordKitMedia", "FlyingFox", "FlyingSocks"],
+        // The preview's web server: RecordKitWeb (issue 24), the one server of every loopback surface.
+        "PreviewExtension": ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
         "RecordKitService": ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
