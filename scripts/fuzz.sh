@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the protocol parsers with libFuzzer for a bounded time each (issue 13):
 #   rk-fuzz-control    the control protocol (recordd's request lines: parser, id recovery,
-#                      start arguments, URL checks, secret masking)
+#                      URL checks, secret masking; links RecordKitControl only)
 #   rk-fuzz-extension  the extension protocol (datagrams between host and extension)
 #   rk-fuzz-web        the loopback web server (issue 24): HTTP request path, WebSocket
 #                      handshake and framing, Range (RecordKitWeb on NIO's EmbeddedChannel)

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import RecordKit
+import RecordKitExtensions
 import Synchronization
 
 /// The brain of `recordd`: owns at most one recording, answers control requests, streams
@@ -18,6 +19,8 @@ public final class RecordingService: @unchecked Sendable {
     private let commands = NSLock()
     private let shared = Mutex(Shared())
     private let onShutdown: @Sendable () -> Void
+    /// The extensions the executable links (the service itself links no handler).
+    private let builtins: [BuiltinExtension]
 
     private struct Shared {
         var active: ActiveRecording?
@@ -26,9 +29,12 @@ public final class RecordingService: @unchecked Sendable {
         var subscribers: [EventSubscriber] = []
     }
 
-    /// Creates the service; `onShutdown` runs after a `shutdown` request was answered.
-    public init(paths: ServicePaths, onShutdown: @escaping @Sendable () -> Void) {
+    /// Creates the service. Every handler, built-in or not, comes by name from the catalog made
+    /// of `builtins` (what the executable links) and the extension directories. `onShutdown`
+    /// runs after a `shutdown` request was answered.
+    public init(paths: ServicePaths, builtins: [BuiltinExtension], onShutdown: @escaping @Sendable () -> Void) {
         self.paths = paths
+        self.builtins = builtins
         self.store = SessionStore(root: paths.sessionsDirectory)
         self.onShutdown = onShutdown
     }
@@ -105,7 +111,7 @@ public final class RecordingService: @unchecked Sendable {
         let box = ActiveBox()
         let session: RecordingSession
         do throws(ControlError) {
-            session = try RecordingSession(arguments: args, workingDirectory: directory + "/handlers") { [weak self] event in
+            session = try RecordingSession(arguments: args, builtins: builtins, workingDirectory: directory + "/handlers") { [weak self] event in
                 guard let self, let active = box.active else { return }
                 self.recorderEvent(event, of: active)
             }
@@ -259,7 +265,7 @@ public final class RecordingService: @unchecked Sendable {
     /// recovery failed is kept, and the failure is an event saying where it is.
     public func recoverInterruptedSessions() {
         for journal in store.journals() {
-            let outcome = SessionRecovery.recover(journal)
+            let outcome = SessionRecovery.recover(journal, catalog: ExtensionCatalog.discover(builtins: builtins))
             for path in outcome.delivered {
                 let recovered = RecoveredSession(id: journal.id, path: path, seconds: nil, recoveredAt: Self.now())
                 shared.withLock { $0.recovered.append(recovered) }

@@ -1,5 +1,4 @@
 import RecordKit
-import RecordKitBuiltins
 import RecordKitExtensions
 
 /// Turns what an interrupted recording left in its session directory into results, by handing
@@ -13,7 +12,7 @@ enum SessionRecovery {
     }
 
     /// Recovers every handler of `journal` that has a working directory and a recovery hook.
-    static func recover(_ journal: SessionJournal, catalog: ExtensionCatalog = BuiltinExtensions.catalog()) -> Outcome {
+    static func recover(_ journal: SessionJournal, catalog: ExtensionCatalog) -> Outcome {
         var outcome = Outcome()
         for handler in journal.handlers {
             guard let directory = handler.directory else { continue }
