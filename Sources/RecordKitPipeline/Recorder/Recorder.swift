@@ -274,7 +274,7 @@ public final class Recorder: @unchecked Sendable {
             recordedSeconds: startNs == 0 ? 0 : Double(timeline.now(now)) / 1e9,
             pausedSeconds: Double(timeline.pausedTime(now: now)) / 1e9,
             capture: capture, handlers: graph?.dispatcher.runners.map(\.snapshot) ?? [],
-            warnings: warnings, videoEncoders: graph?.videoStages.count ?? 0)
+            warnings: warnings, videoEncoders: graph?.videoStages.count ?? 0, audioEncoders: graph?.audioStages.count ?? 0)
     }
 
     // MARK: Helpers

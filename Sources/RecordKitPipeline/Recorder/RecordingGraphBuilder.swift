@@ -59,6 +59,7 @@ struct RecordingGraphBuilder {
                                            frameRate: configuration.screen.framesPerSecond, slot: slot,
                                            lowDelay: configuration.screen.frameRateMode == .variable,
                                            spliceRoutes: spliceRoutes,
+                                           singleAudioTrack: audioTypes.count == 1 ? audioTypes.first : nil,
                                            onRouteFailed: onRouteFailed,
                                            onOverload: onOverload)
 
