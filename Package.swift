@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         // SHA-256 for obs-websocket's authentication challenge (Foundation on Linux has no digest).
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The opt-in Prometheus endpoint's registry and text format (issue 22, docs/METRICS.md).
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Every loopback web surface (preview, obs-websocket, metrics) is served by RecordKitWeb on
         // SwiftNIO: a bounded HTTP/1 parser with configurable limits and a bounded WebSocket frame
         // decoder, with every other limit a handler of our own in a pipeline we own (docs/WEB.md).
@@ -80,7 +82,8 @@ let package = Package(
         // The surfaces recordd runs beside its socket (hotkeys with notifications; obs-websocket), each a
         // client of the service's one request API (LocalControlClient).
         .target(name: "RecordKitSurfaces",
-                dependencies: ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb"],
+                dependencies: ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb",
+                               .product(name: "Prometheus", package: "swift-prometheus")],
                 path: "Sources/RecordKitSurfaces"),
 
         // MARK: The one hardened HTTP/WebSocket server of every loopback surface (issue 24, docs/WEB.md).

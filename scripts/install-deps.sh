@@ -15,7 +15,7 @@ PKGS=(
   procps psmisc python3
   time curl util-linux
   chromium chromium-driver
-  dunst dbus libglib2.0-bin
+  dunst dbus libglib2.0-bin prometheus
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -26,6 +26,8 @@ public struct ConfigFile: Sendable {
     public let hooks: HookSettings
     /// The `[hotkeys]` table.
     public let hotkeys: HotkeySettings
+    /// The `[metrics]` table.
+    public let metrics: MetricsSettings
 
     /// Where the config file is: `$XDG_CONFIG_HOME/recordkit/config.toml`, else `$HOME/.config/recordkit/config.toml`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -61,8 +63,15 @@ public struct ConfigFile: Sendable {
         var profiles: [String: [SettingKey: String]] = [:]
         var hooks = HookSettings()
         var hotkeys = HotkeySettings()
+        var metrics = MetricsSettings()
         for key in table.keys {
-            if key == "hotkeys" {
+            if key == "metrics" {
+                guard let t = table[key]?.table else {
+                    throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): metrics must be a table: [metrics]")
+                }
+                let header = lines.firstIndex { $0.trimmingCharacters(in: " \t") == "[metrics]" }.map { $0 + 1 } ?? 0
+                metrics = try MetricsSettings(t, path: path) { Self.line(of: $0, in: lines, after: header) }
+            } else if key == "hotkeys" {
                 guard let t = table[key]?.table else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): hotkeys must be a table: [hotkeys]")
                 }
@@ -88,7 +97,7 @@ public struct ConfigFile: Sendable {
             } else {
                 guard let setting = SettingKey(rawValue: key) else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): unknown setting \"\(key)\"; known: "
-                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks], [hotkeys] and [profiles.NAME]")
+                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks], [hotkeys], [metrics] and [profiles.NAME]")
                 }
                 defaults[setting] = try Self.value(table[key], key: setting, path: path, line: Self.line(of: key, in: lines))
             }
@@ -97,6 +106,7 @@ public struct ConfigFile: Sendable {
         self.profiles = profiles
         self.hooks = hooks
         self.hotkeys = hotkeys
+        self.metrics = metrics
     }
 
     private static func settings(_ table: TOMLTable, path: String, lines: [String], after: Int, context: String) throws(ConfigError) -> [SettingKey: String] {

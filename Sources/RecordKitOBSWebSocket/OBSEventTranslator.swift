@@ -16,6 +16,9 @@ package final class OBSEventTranslator: Sendable {
         var outputs: Set<OBSOutputKind> = []
         var paused = false
         var recordStopPending = false
+        /// The outputs were not known yet at `starting` (the service lists a recording only once
+        /// it started): STARTING is said with STARTED.
+        var startingUnsaid = false
     }
     private let state = Mutex(State())
     private let outputsOf: Outputs
@@ -54,16 +57,20 @@ package final class OBSEventTranslator: Sendable {
         switch s {
         case "starting":
             let outputs = outputsOf(id)
-            state.withLock { $0 = State(recordingId: id, outputs: outputs) }
+            state.withLock { $0 = State(recordingId: id, outputs: outputs, startingUnsaid: outputs.isEmpty) }
             return events(for: outputs, active: false, state: "OBS_WEBSOCKET_OUTPUT_STARTING")
         case "recording":
-            let (outputs, wasPaused): (Set<OBSOutputKind>, Bool) = state.withLock { st in
-                if st.recordingId != id { st = State(recordingId: id, outputs: outputsOf(id)) }
-                defer { st.paused = false }
-                return (st.outputs, st.paused)
+            let known = state.withLock { $0.recordingId == id && !$0.outputs.isEmpty }
+            let fresh = known ? [] : outputsOf(id)
+            let (outputs, wasPaused, sayStarting): (Set<OBSOutputKind>, Bool, Bool) = state.withLock { st in
+                if st.recordingId != id { st = State(recordingId: id, startingUnsaid: true) }
+                if st.outputs.isEmpty { st.outputs = fresh }
+                defer { st.paused = false; st.startingUnsaid = false }
+                return (st.outputs, st.paused, st.startingUnsaid)
             }
             if wasPaused { return outputs.contains(.record) ? [Self.output("RecordStateChanged", active: true, state: "OBS_WEBSOCKET_OUTPUT_RESUMED")] : [] }
-            return events(for: outputs, active: true, state: "OBS_WEBSOCKET_OUTPUT_STARTED")
+            return (sayStarting ? events(for: outputs, active: false, state: "OBS_WEBSOCKET_OUTPUT_STARTING") : [])
+                + events(for: outputs, active: true, state: "OBS_WEBSOCKET_OUTPUT_STARTED")
         case "paused":
             let outputs: Set<OBSOutputKind> = state.withLock { $0.paused = true; return $0.outputs }
             return outputs.contains(.record) ? [Self.output("RecordStateChanged", active: true, state: "OBS_WEBSOCKET_OUTPUT_PAUSED")] : []

@@ -99,8 +99,8 @@ package final class OBSSession: Sendable {
         case .request:
             guard let type = d["requestType"] else { throw OBSClose(.missingDataField, "a request needs requestType") }
             guard case .string(let requestType) = type else { throw OBSClose(.invalidDataFieldType, "requestType must be a string") }
-            guard let id = d["requestId"] else { throw OBSClose(.missingDataField, "a request needs requestId") }
-            guard case .string(let requestId) = id else { throw OBSClose(.invalidDataFieldType, "requestId must be a string") }
+            // Any value is echoed as it came, as obs-websocket does (obsws-python sends numbers).
+            guard let requestId = d["requestId"] else { throw OBSClose(.missingDataField, "a request needs requestId") }
             let result = requestType == "Sleep" ? .failure(.unsupportedRequestBatchExecutionType, "Sleep is only for request batches")
                                                 : handler.handle(requestType: requestType, requestData: d["requestData"])
             return [self.message(.requestResponse, .object(Self.response(requestType: requestType, requestId: requestId, result)))]
@@ -124,8 +124,7 @@ package final class OBSSession: Sendable {
     }
 
     private func batch(_ d: [String: OBSValue]) throws(OBSClose) -> OBSFrame {
-        guard let id = d["requestId"] else { throw OBSClose(.missingDataField, "a batch needs requestId") }
-        guard case .string(let batchId) = id else { throw OBSClose(.invalidDataFieldType, "requestId must be a string") }
+        guard let batchId = d["requestId"] else { throw OBSClose(.missingDataField, "a batch needs requestId") }
         guard let list = d["requests"] else { throw OBSClose(.missingDataField, "a batch needs requests") }
         guard let requests = list.array else { throw OBSClose(.invalidDataFieldType, "requests must be an array") }
         guard requests.count <= Self.maxBatchRequests else {
@@ -146,15 +145,15 @@ package final class OBSSession: Sendable {
             // Not a batch type: every request answered with the status that says so.
             for item in requests {
                 let type = item["requestType"]?.string ?? ""
-                results.append(.object(Self.response(requestType: type, requestId: item["requestId"]?.string,
+                results.append(.object(Self.response(requestType: type, requestId: item["requestId"],
                     .failure(.unsupportedRequestBatchExecutionType, "executionType \(executionType) is not 0, 1 or 2"))))
             }
-            return message(.requestBatchResponse, ["requestId": .string(batchId), "results": .array(results)])
+            return message(.requestBatchResponse, ["requestId": batchId, "results": .array(results)])
         }
         // SerialRealtime, SerialFrame and Parallel all run in order here: RecordKit's requests
         // drive one recording, where order is the meaning (start before pause before stop).
         for item in requests {
-            let requestId = item["requestId"]?.string
+            let requestId = item["requestId"]
             guard let requestType = item["requestType"]?.string else {
                 results.append(.object(Self.response(requestType: "", requestId: requestId, .failure(.missingRequestType, "each request needs requestType"))))
                 if haltOnFailure { break }
@@ -169,7 +168,7 @@ package final class OBSSession: Sendable {
             results.append(.object(Self.response(requestType: requestType, requestId: requestId, result)))
             if haltOnFailure && result.status != .success { break }
         }
-        return message(.requestBatchResponse, ["requestId": .string(batchId), "results": .array(results)])
+        return message(.requestBatchResponse, ["requestId": batchId, "results": .array(results)])
     }
 
     /// Sleep in a batch: `sleepMillis` (SerialRealtime) or `sleepFrames` (SerialFrame, at 30 frames per second).
@@ -196,11 +195,11 @@ package final class OBSSession: Sendable {
         return OBSEventSubscription(rawValue: bits)
     }
 
-    static func response(requestType: String, requestId: String?, _ result: OBSRequestResult) -> [String: OBSValue] {
+    static func response(requestType: String, requestId: OBSValue?, _ result: OBSRequestResult) -> [String: OBSValue] {
         var status: [String: OBSValue] = ["result": .bool(result.status == .success), "code": .int(result.status.rawValue)]
         if let comment = result.comment { status["comment"] = .string(comment) }
         var d: [String: OBSValue] = ["requestType": .string(requestType), "requestStatus": .object(status)]
-        if let requestId { d["requestId"] = .string(requestId) }
+        if let requestId { d["requestId"] = requestId }
         if let data = result.data { d["responseData"] = data }
         return d
     }

@@ -37,6 +37,19 @@ final class OBSEventTranslatorTests: XCTestCase {
         XCTAssertTrue(t.translate(event("state", "starting")).allSatisfy { $0.intent == .outputs }, "output events need the Outputs subscription")
     }
 
+    /// The service lists a recording only once it started: outputs unknown at `starting` are
+    /// read at `recording`, and STARTING is said right before STARTED.
+    func testOutputsUnknownAtStartingAreReadAtRecording() {
+        final class Listing: @unchecked Sendable { var outputs: Set<OBSOutputKind> = [] }
+        let listing = Listing()
+        let t = OBSEventTranslator { _ in listing.outputs }
+        XCTAssertEqual(summary(t.translate(event("state", "starting"))), [])
+        listing.outputs = [.record]
+        XCTAssertEqual(summary(t.translate(event("state", "recording"))),
+                       ["RecordStateChanged OBS_WEBSOCKET_OUTPUT_STARTING", "RecordStateChanged OBS_WEBSOCKET_OUTPUT_STARTED"])
+        XCTAssertEqual(summary(t.translate(event("state", "paused"))), ["RecordStateChanged OBS_WEBSOCKET_OUTPUT_PAUSED"])
+    }
+
     /// A discarded stream-only recording: its stream stops at once, with no file event.
     func testADiscardedStreamStopsWithoutAFile() {
         let t = OBSEventTranslator { _ in [.stream] }

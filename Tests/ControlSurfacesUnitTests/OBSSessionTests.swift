@@ -113,6 +113,8 @@ final class OBSSessionTests: XCTestCase {
             let u = try decode(frames(s.receive(OBSCodec.encode(["op": 6, "d": ["requestType": "NoSuchThing", "requestId": "b"]], as: encoding)))[0], encoding)
             XCTAssertEqual(u["d"]?["requestStatus"]?["code"], 204)
             XCTAssertEqual(u["d"]?["requestStatus"]?["result"], false)
+            let n = try decode(frames(s.receive(OBSCodec.encode(["op": 6, "d": ["requestType": "GetVersion", "requestId": 417]], as: encoding)))[0], encoding)
+            XCTAssertEqual(n["d"]?["requestId"], 417, "a numeric requestId (obsws-python's) is echoed as it came")
             XCTAssertTrue(s.isIdentified)
         }
     }

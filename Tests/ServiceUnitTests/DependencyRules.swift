@@ -53,7 +53,7 @@ struct DependencyRules {
         "RecordKitConfig": ["TOMLKit"],
         "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces"],
         // Control surfaces (issue 22): clients of the service's request API; hotkeys grab keys on X11 through capture's display code.
-        "RecordKitSurfaces": ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb"],
+        "RecordKitSurfaces": ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],
         // C modules: the system only.
         "CFFmpeg": [], "CX11": [], "CPulse": [], "CShims": [], "CColorConversion": [],
         // Tools: the tutorial's extension, test fixtures, benchmarks, fuzz targets.

@@ -34,7 +34,8 @@ def record(port, password, directory):
     out["scenes"] = rq.get_scene_list().scenes
     rq.start_record()
     time.sleep(2.5)
-    out["status_running"] = vars(rq.get_record_status())
+    s = rq.get_record_status()
+    out["status_running"] = {"output_active": s.output_active, "output_paused": s.output_paused, "output_duration": s.output_duration}
     rq.pause_record()
     time.sleep(1)
     out["paused"] = rq.get_record_status().output_paused
