@@ -144,5 +144,7 @@ let package = Package(
                                    "CColorConversion", "CFFmpeg"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
+        // The fast tier: no display, audio server or network server (`scripts/test.sh --fast`).
+        .testTarget(name: "MediaUnitTests", dependencies: ["RecordKit", "RecordKitMedia"], path: "Tests/MediaUnitTests"),
     ]
 )
