@@ -8,8 +8,10 @@ its own frame counter: ffplay of
   left and again at the bottom left (white cell = 1, most significant bit left), format=bgr0
 
 so the exact source picture of every recorded frame can be made again by FFmpeg from the same
-filter graph. For every CRF (default 18, 23, 28) and recorder it records --duration seconds
-(the content restarts for each recording, so n stays small), then:
+filter graph. For every CRF (default 18, 23, 28) it starts the pattern and records --duration
+seconds with every recorder at once (the same pictures at the same time: on a shared machine the
+player's rate varies from run to run, so recordings made one after the other would compare
+different content; --alternate does that anyway), then, per recorder:
 
   * decodes the file and reads both counters of every frame: a frame whose two counters differ
     is torn (its top and bottom come from different source pictures), a counter equal to the
@@ -79,8 +81,9 @@ def content_graph(size, fps):
 def start_content(env, args, logdir):
     """ffplay of the counter pattern, full screen; returns once it covers the screen and moves."""
     w, h = (int(v) for v in args.size.split("x"))
+    place = ["-fs"] if args.size == args.screen else ["-noborder", "-left", "0", "-top", "0"]
     cmd = ["ffplay", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", content_graph(args.size, args.fps),
-           "-fs", "-an", "-window_title", "rk-benchmark-rd-content"]
+           *place, "-an", "-window_title", "rk-benchmark-rd-content"]
     logf = open(os.path.join(logdir, "ffplay-rd.log"), "wb")
     p = subprocess.Popen(cmd, env={**env, **SDL_ENV}, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
                          start_new_session=True)
@@ -89,11 +92,11 @@ def start_content(env, args, logdir):
         time.sleep(0.3)
         if p.poll() is not None:
             die(f"ffplay exited ({p.returncode}); see {logf.name}")
-        frame = grab(env, w, h)
+        frame = grab(env, w, h)  # the top-left w x h of the screen: where the pattern is
         px = len(frame) // 3
         black = sum(1 for i in range(0, len(frame), 3 * 97)
                     if frame[i] < 16 and frame[i + 1] < 16 and frame[i + 2] < 16) / (px / 97)
-        if black < 0.02 and last is not None and frame != last:
+        if black < 0.10 and last is not None and frame != last:  # the counter bands are partly black
             return p
         last = frame
     stop_process(p, sig=signal.SIGTERM)
@@ -104,13 +107,47 @@ def recorder_command(name, args, env, crf, out):
     if name.startswith("ours"):
         cmd = [args.recordctl, "record", "--duration", str(args.duration), "--fps", str(args.fps), "--crf", str(crf),
                "--preset", args.preset, "--no-mic", "--no-app-audio", "--no-cursor", "--output", out, "--overwrite"]
+        if args.size != args.screen:
+            cmd += ["--region", f"{args.size}+0+0"]
         if name == "ours-constant":
             cmd += ["--frame-rate-mode", "constant"]
         return cmd
     return ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "x11grab", "-draw_mouse", "0",
-            "-framerate", str(args.fps), "-video_size", args.size, "-i", env["DISPLAY"],
+            "-framerate", str(args.fps), "-video_size", args.size, "-i", env["DISPLAY"] + "+0,0",
             "-c:v", "libx264", "-preset", args.preset, "-crf", str(crf), "-g", str(2 * args.fps), *FFMPEG_COLOUR,
             "-t", str(args.duration), out]
+
+
+def recorder_env(name, env):
+    renv = dict(env)
+    if name == "ours-lowdelay":
+        renv["RECORDKIT_LOW_DELAY_FILES"] = "1"
+    return renv
+
+
+def run_together(cmds, envs, duration, logdir, crf):
+    """Starts every recorder at once (the same content at the same time), waits for all
+    (bounded); returns each one's exit, CPU seconds (rusage) and log path."""
+    procs, logs = {}, {}
+    for name, cmd in cmds.items():
+        logs[name] = os.path.join(logdir, f"{name}-crf{crf}.log")
+        with open(logs[name], "wb") as logf:
+            procs[name] = subprocess.Popen(cmd, env=envs[name], stdin=subprocess.DEVNULL, stdout=logf, stderr=logf,
+                                           start_new_session=True)
+    results, deadline = {}, time.monotonic() + duration + 90
+    while len(results) < len(procs):
+        for name, p in procs.items():
+            if name in results:
+                continue
+            pid, st, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                p.returncode = os.waitstatus_to_exitcode(st)
+                results[name] = {"exit": p.returncode, "cpu_s": ru.ru_utime + ru.ru_stime, "log": logs[name],
+                                 "load_1m_after": os.getloadavg()[0]}
+            elif time.monotonic() > deadline:
+                os.kill(p.pid, signal.SIGKILL)
+        time.sleep(0.05)
+    return results
 
 
 def read_counters(path, args, env):
@@ -263,7 +300,11 @@ def main():
     ap.add_argument("--crfs", default="18,23,28")
     ap.add_argument("--duration", type=int, default=8, help="seconds per recording (default 8)")
     ap.add_argument("--fps", type=int, default=30)
-    ap.add_argument("--size", default="1920x1080")
+    ap.add_argument("--size", default="1920x1080", help="the pattern's size; smaller than --screen: a window at the "
+                    "top left, and the recorders record that region (default 1920x1080, full screen)")
+    ap.add_argument("--screen", default="1920x1080", help="the rig's screen size (default 1920x1080)")
+    ap.add_argument("--alternate", action="store_true",
+                    help="record one after the other (each alone on the machine) instead of all at once on the same content")
     ap.add_argument("--preset", default="veryfast")
     ap.add_argument("--recordctl", default=os.path.join(ROOT, ".build/release/recordctl"))
     ap.add_argument("--out-dir", default=None, help="where recordings go (default $RK_RIG_DIR/bench-rd)")
@@ -282,20 +323,24 @@ def main():
     results = []
     try:
         for crf in crfs:
-            for name in recorders:
-                out = os.path.join(out_dir, f"{name}-crf{crf}.mp4")
+            outs = {name: os.path.join(out_dir, f"{name}-crf{crf}.mp4") for name in recorders}
+            for out in outs.values():
                 if os.path.exists(out):
                     os.unlink(out)
-                renv = dict(env)
-                if name == "ours-lowdelay":
-                    renv["RECORDKIT_LOW_DELAY_FILES"] = "1"
-                player = start_content(env, args, out_dir)
-                time.sleep(1)
-                try:
-                    m = run_recorder(f"{name}-crf{crf}", recorder_command(name, args, env, crf, out), renv,
-                                     args.duration, out_dir, xpid, player.pid)
-                finally:
-                    stop_process(player, sig=signal.SIGTERM, grace=5)
+            player = start_content(env, args, out_dir)
+            time.sleep(1)
+            try:
+                if args.alternate:
+                    runs = {name: run_recorder(f"{name}-crf{crf}", recorder_command(name, args, env, crf, outs[name]),
+                                               recorder_env(name, env), args.duration, out_dir, xpid, player.pid)
+                            for name in recorders}
+                else:
+                    runs = run_together({name: recorder_command(name, args, env, crf, outs[name]) for name in recorders},
+                                        {name: recorder_env(name, env) for name in recorders}, args.duration, out_dir, crf)
+            finally:
+                stop_process(player, sig=signal.SIGTERM, grace=5)
+            for name in recorders:
+                out, m = outs[name], runs[name]
                 if m["exit"] != 0 or not os.path.exists(out):
                     die(f"{name} at CRF {crf} failed ({m['exit']}); see {m['log']}")
                 counters = read_counters(out, args, env)
@@ -311,21 +356,22 @@ def main():
         if started:
             run(["bash", os.path.join(ROOT, "scripts/rig.sh"), "stop"], timeout=60, env=env, check=False)
     summary = {}
-    if "ffmpeg" in recorders:
-        ref = [r for r in results if r["recorder"] == "ffmpeg"]
-        for name in recorders:
-            if name == "ffmpeg":
-                continue
-            test = [r for r in results if r["recorder"] == name]
-            for r in ref + test:
-                r["ssim_db"] = -10 * math.log10(max(1e-9, 1 - r["ssim"]))
-            summary[name] = {"bd_rate_psnr_y_pct": bd_rate(ref, test, "psnr_y"), "bd_rate_ssim_pct": bd_rate(ref, test, "ssim_db"),
-                             "rate_ratio_by_crf": {t["crf"]: t["mbps"] / f["mbps"] for t in test for f in ref
+    for r in results:
+        r["ssim_db"] = -10 * math.log10(max(1e-9, 1 - r["ssim"]))
+    pairs = [(name, "ffmpeg") for name in recorders if name != "ffmpeg" and "ffmpeg" in recorders]
+    if "ours" in recorders and "ours-lowdelay" in recorders:
+        pairs.append(("ours", "ours-lowdelay"))
+    for name, against in pairs:
+        ref = [r for r in results if r["recorder"] == against]
+        test = [r for r in results if r["recorder"] == name]
+        summary[f"{name} against {against}"] = {
+            "bd_rate_psnr_y_pct": bd_rate(ref, test, "psnr_y"), "bd_rate_ssim_pct": bd_rate(ref, test, "ssim_db"),
+            "rate_ratio_by_crf": {t["crf"]: t["mbps"] / f["mbps"] for t in test for f in ref
                                                    if t["crf"] == f["crf"] and f["mbps"]},
                              "cpu_ratio_by_crf": {t["crf"]: t["cpu_per_s"] / f["cpu_per_s"] for t in test for f in ref
                                                   if t["crf"] == f["crf"] and f["cpu_per_s"]}}
     if args.json:
-        print(json.dumps({"results": results, "against_ffmpeg": summary}, indent=2))
+        print(json.dumps({"results": results, "bd_rates": summary}, indent=2))
         return
     print(f"{'recorder':<15} {'crf':>3} {'Mbit/s':>7} {'PSNR-Y':>7} {'PSNR':>6} {'SSIM':>8} {'worst':>7} {'frames':>6} "
           f"{'torn':>4} {'dup':>4} {'skip':>4} {'CPU/s':>6}  x264")
@@ -335,7 +381,7 @@ def main():
               f"{r['skipped_sources']:>4} {r['cpu_per_s']:6.3f}  "
               f"{' '.join(o for o in (r['x264'] or '').split() if o.split('=')[0] in ('bframes', 'rc_lookahead', 'mbtree', 'sliced_threads', 'threads'))}")
     for name, s in summary.items():
-        print(f"{name} against ffmpeg: BD-rate {fmt(s['bd_rate_psnr_y_pct'], '+.1f')} % (PSNR-Y), "
+        print(f"{name}: BD-rate {fmt(s['bd_rate_psnr_y_pct'], '+.1f')} % (PSNR-Y), "
               f"{fmt(s['bd_rate_ssim_pct'], '+.1f')} % (SSIM); rate ratio by CRF "
               + ", ".join(f"{c}: {v:.3f}" for c, v in s["rate_ratio_by_crf"].items())
               + "; CPU ratio by CRF " + ", ".join(f"{c}: {v:.2f}" for c, v in s["cpu_ratio_by_crf"].items()))
