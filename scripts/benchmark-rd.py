@@ -96,7 +96,7 @@ def start_content(env, args, logdir):
         px = len(frame) // 3
         black = sum(1 for i in range(0, len(frame), 3 * 97)
                     if frame[i] < 16 and frame[i + 1] < 16 and frame[i + 2] < 16) / (px / 97)
-        if black < 0.10 and last is not None and frame != last:  # the counter bands are partly black
+        if black < 0.35 and last is not None and frame != last:  # the counter bands are partly black
             return p
         last = frame
     stop_process(p, sig=signal.SIGTERM)
