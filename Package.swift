@@ -164,7 +164,5 @@ let package = Package(
                                    "CColorConversion", "CFFmpeg", "MediaTestSupport", "ExtensionTestSupport", "HandlerTestSupport"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
-        // The fast tier: no display, audio server or network server (`scripts/test.sh --fast`).
-        .testTarget(name: "MediaUnitTests", dependencies: ["RecordKit", "RecordKitMedia"], path: "Tests/MediaUnitTests"),
     ]
 )
