@@ -272,6 +272,13 @@ public final class RecordingService: @unchecked Sendable {
                 publish(ServiceEvent(kind: "recovered", recordingId: journal.id, state: "recovered",
                                      reason: "recording interrupted in state \(journal.state) was recovered into \(path)", at: Self.now()))
             }
+            if outcome.delivered.isEmpty, outcome.failures.isEmpty {
+                // Killed before any media reached a file (the first fragment is written after
+                // the first second): never a silent loss, status and an event say so.
+                let reason = "recording interrupted in state \(journal.state) (started \(journal.startedAt)) before any media reached its file"
+                shared.withLock { $0.recovered.append(RecoveredSession(id: journal.id, path: "", seconds: nil, recoveredAt: Self.now(), nothing: reason)) }
+                publish(ServiceEvent(kind: "recovered", recordingId: journal.id, state: "empty", reason: reason + ": nothing to recover", at: Self.now()))
+            }
             if outcome.failures.isEmpty {
                 store.remove(journal.id)
             } else {
