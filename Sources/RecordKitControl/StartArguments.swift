@@ -62,6 +62,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var onSaved: [String] = []
     /// Seconds a hook may run before it is ended (nil: ``HookDefaults/timeoutSeconds``).
     public var hookTimeout: Double?
+    /// Whether an MP4 file gets its index first (`--faststart`): stop then rewrites the file.
+    public var faststart: Bool = false
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -99,5 +101,6 @@ public struct StartArguments: Codable, Sendable, Equatable {
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
         hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)
+        faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart
     }
 }
