@@ -32,6 +32,7 @@ def record(port, password, directory):
     rq.set_record_directory(directory)
     out["directory"] = rq.get_record_directory().record_directory
     out["scenes"] = rq.get_scene_list().scenes
+    t0 = time.time()
     rq.start_record()
     time.sleep(2.5)
     s = rq.get_record_status()
@@ -50,6 +51,7 @@ def record(port, password, directory):
     except obs.error.OBSSDKRequestError as e:
         out["second_start"] = e.code
     stopped = rq.stop_record()
+    out["wall"] = time.time() - t0
     out["outputPath"] = stopped.output_path
     try:
         rq.send("NoSuchRequest")
