@@ -16,14 +16,17 @@ struct EncoderSet {
     private let frameRate: Int
 
     /// Opens an encoder for every encoded route in `routes`; their packets go to `slot`.
-    /// `lowDelay`: variable frame rate (issue 11), see ``VideoEncoder``. `spliceRoutes`: the
-    /// encoded video routes whose every consumer tolerates encoder delay (constant frame rate
-    /// only): their stages splice skips for unchanged slots (``StillRunEncoder``).
+    /// `lowDelayRoutes`: the routes whose encoder holds no frame back (variable frame rate with a
+    /// live consumer, issue 11), see ``VideoEncoder``. `spliceRoutes`: the encoded video routes
+    /// whose every consumer tolerates encoder delay (constant frame rate only): their stages
+    /// splice skips for unchanged slots (``StillRunEncoder``). `drainRoutes`: variable frame rate
+    /// routes with look-ahead, drained on a still screen (``VideoEncodeStage``, issue 23).
     /// `singleAudioTrack`: the one audio track that records, when there is exactly one; the
     /// "mixed" track is then that track's PCM, so its encoded route shares the track's encoder
     /// (one AAC encode, its packets relabelled `.audioMixed`) instead of encoding it twice.
-    static func open(routes: Set<SampleRoute>, capture: ScreenCapture, frameRate: Int, slot: DispatcherSlot, lowDelay: Bool = false,
-                     spliceRoutes: Set<SampleRoute> = [], singleAudioTrack: SampleBufferType? = nil,
+    static func open(routes: Set<SampleRoute>, capture: ScreenCapture, frameRate: Int, slot: DispatcherSlot,
+                     lowDelayRoutes: Set<SampleRoute> = [], spliceRoutes: Set<SampleRoute> = [], drainRoutes: Set<SampleRoute> = [],
+                     singleAudioTrack: SampleBufferType? = nil,
                      onRouteFailed: @escaping @Sendable (SampleRoute, String) -> Void,
                      onOverload: @escaping @Sendable (String) -> Void) throws(RecorderError) -> EncoderSet {
         var formats: [SampleRoute: FormatDescription] = [:]
@@ -40,7 +43,8 @@ struct EncoderSet {
                 do {
                     let stage = try VideoEncodeStage(
                         settings: settings, width: capture.width, height: capture.height, frameRate: frameRate, id: "\(settings.codec.rawValue)-\(index)",
-                        lowDelay: lowDelay, spliceSkips: spliceRoutes.contains(route),
+                        lowDelay: lowDelayRoutes.contains(route), spliceSkips: spliceRoutes.contains(route),
+                        drainWhenStill: drainRoutes.contains(route),
                         onPacket: { slot.push($0, on: route) }, onError: { onRouteFailed(route, $0.message) }, onOverload: onOverload)
                     videoStages.append(stage)
                     formats[route] = .encoded(stage.format)
