@@ -16,15 +16,6 @@ final class FileWriter {
     private(set) var videoStarted = false
     /// Whether any packet was written.
     private(set) var hasMedia = false
-    /// Streams that had a packet, until the first fragment is cut early (then empty for good).
-    private var streamsSeen: Set<Int> = []
-    private var firstPacketNs: UInt64?
-    private var firstFragmentCut = false
-
-    /// How long after its first packet the first fragment is cut (every stream having had a
-    /// packet), instead of after a second of media: a recording killed in its first second keeps
-    /// what reached the muxer (issue 24).
-    static let firstFragmentNs: UInt64 = 250_000_000
 
     /// How often written data is forced to disk.
     static let syncIntervalNs: UInt64 = 1_000_000_000
@@ -77,30 +68,12 @@ final class FileWriter {
         }
         hasMedia = true
         let now = Self.monotonicNs()
-        if !firstFragmentCut { try cutFirstFragmentIfDue(stream: index, now: now, muxer: muxer) }
         if now - lastSyncNs >= Self.syncIntervalNs {
             lastSyncNs = now
             if syncFD >= 0, fsync(syncFD) != 0 {
                 throw BroadcastError(.outputFailed, "writing \(displayPath) failed: \(SystemError.current)")
             }
         }
-    }
-
-    /// Cuts the first fragment once every stream had a packet and ``firstFragmentNs`` passed
-    /// since the first one.
-    private func cutFirstFragmentIfDue(stream: Int, now: UInt64, muxer: Muxer) throws(BroadcastError) {
-        streamsSeen.insert(stream)
-        let first = firstPacketNs ?? now
-        firstPacketNs = first
-        guard streamsSeen.count == streamIndex.count, now - first >= Self.firstFragmentNs else { return }
-        firstFragmentCut = true
-        streamsSeen = []
-        do {
-            try muxer.flushFragment()
-        } catch {
-            throw BroadcastError(.outputFailed, "writing \(displayPath) failed: \(error.reason ?? error.message)")
-        }
-        if syncFD >= 0 { _ = fsync(syncFD) }
     }
 
     /// Adds chapters, written with the trailer (Matroska); a failure only loses the chapters.

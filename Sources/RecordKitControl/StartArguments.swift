@@ -57,13 +57,13 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var splitEvery: Double?
     /// Megabytes (10^6 bytes) per file part (`--split-size`), or nil for no size limit.
     public var splitSize: Double?
+    /// Whether an MP4 file gets its index first (`--faststart`): stop then rewrites the file.
+    public var faststart: Bool = false
     /// Shell commands run after each file of the recording is final (`--on-saved`, config
     /// `[hooks] on-saved`): the recording, each split part, each replay clip (docs/recordctl/hooks.md).
     public var onSaved: [String] = []
     /// Seconds a hook may run before it is ended (nil: ``HookDefaults/timeoutSeconds``).
     public var hookTimeout: Double?
-    /// Whether an MP4 file gets its index first (`--faststart`): stop then rewrites the file.
-    public var faststart: Bool = false
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -99,8 +99,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
         replayBufferMaxMegabytes = try c.decodeIfPresent(Int.self, forKey: .replayBufferMaxMegabytes)
         splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
+        faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
         hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)
-        faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart
     }
 }

@@ -57,7 +57,7 @@ public final class RecordingService: Sendable {
             case .start:
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.start(request.args ?? StartArguments()) })
             case .stop:
-                return .success(id, try locked { () throws(ControlError) in try stop(deliveringTo: request.options) })
+                return .success(id, try locked { () throws(ControlError) in try lifecycle.stop(deliveringTo: request.options) })
             case .discard:
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.finish(discard: true) })
             case .pause:

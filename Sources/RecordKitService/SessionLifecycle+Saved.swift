@@ -5,8 +5,8 @@ extension SessionLifecycle {
     /// (`hook-finished`, or `hook-failed` for a non-zero status, a signal, a timeout), never a
     /// change to the recording.
     func makeHooks(_ args: StartArguments, recordingId: String) -> SavedFileHooks {
-        SavedFileHooks(commands: args.onSaved, timeout: args.hookTimeout, recordingId: recordingId) { [events] report in
-            events.publish(ServiceEvent(kind: report.outcome.succeeded ? "hook-finished" : "hook-failed", recordingId: recordingId,
+        SavedFileHooks(commands: args.onSaved, timeout: args.hookTimeout, recordingId: recordingId) { [weak self] report in
+            self?.events.publish(ServiceEvent(kind: report.outcome.succeeded ? "hook-finished" : "hook-failed", recordingId: recordingId,
                                        reason: "on-saved hook for \(report.kind.rawValue) \(report.path) \(report.outcome.summary)",
                                        at: RecordingService.now(), path: report.path))
         }

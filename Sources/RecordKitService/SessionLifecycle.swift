@@ -16,7 +16,7 @@ import Synchronization
 final class SessionLifecycle: @unchecked Sendable {
     private let store: SessionStore
     private let builtins: [BuiltinExtension]
-    let events: EventHub
+    private let events: EventHub
     private let commands = NSLock()
     private let shared = Mutex(Shared())
 
@@ -118,9 +118,8 @@ final class SessionLifecycle: @unchecked Sendable {
     // MARK: Stop, discard
 
     /// Stops (finalizing every handler) or discards (deleting everything written) the recording
-    /// in progress (call under ``locked(_:)``).
-    /// `deliver` moves the recording's file (the first handler's `path`) and returns where it
-    /// went, or throws and leaves it where it was (a warning of the result).
+    /// in progress (call under ``locked(_:)``); `deliver` moves the recording's file (the first
+    /// handler's `path`) and returns where it went, or throws and leaves it (a warning).
     func finish(discard: Bool, deliver: ((String) throws(ControlError) -> String)? = nil) throws(ControlError) -> ControlResult {
         let active = try current()
         updateJournal(active, state: "finishing")

@@ -1,6 +1,6 @@
 import Foundation
 
-extension RecordingService {
+extension SessionLifecycle {
     /// `stop` with `options.output`: checks the destination before anything stops (a bad one is
     /// refused and the recording goes on), stops, then moves the recording's file there
     /// (``OutputDelivery``). A move that fails leaves the file where it was and says so in the
