@@ -19,7 +19,7 @@ struct EncoderSet {
     /// `lowDelay`: variable frame rate (issue 11), see ``VideoEncoder``. `spliceRoutes`: the
     /// encoded video routes whose every consumer tolerates encoder delay (constant frame rate
     /// only): their stages splice skips for unchanged slots (``StillRunEncoder``).
-    static func open(routes: Set<SampleRoute>, capture: ScreenCapture, frameRate: Int, slot: DispatcherSlot, lowDelay: Bool = false,
+    static func open(routes: Set<SampleRoute>, capture: any VideoSource, frameRate: Int, slot: DispatcherSlot, lowDelay: Bool = false,
                      spliceRoutes: Set<SampleRoute> = [],
                      onRouteFailed: @escaping @Sendable (SampleRoute, String) -> Void,
                      onOverload: @escaping @Sendable (String) -> Void) throws(RecorderError) -> EncoderSet {

@@ -82,9 +82,10 @@ extension CaptureError {
     /// The recorder error for a capture error.
     var recorderError: RecorderError {
         switch kind {
-        case .badRegion: return RecorderError(.badArgument, message)
-        case .noDisplay, .windowNotFound, .windowGone, .noAudioServer, .audioSourceNotFound: return RecorderError(.unavailable, message)
-        case .xError, .audioError: return RecorderError(.failed, message)
+        case .badRegion, .unknownSource: return RecorderError(.badArgument, message)
+        case .noDisplay, .windowNotFound, .windowGone, .noAudioServer, .audioSourceNotFound, .portalUnavailable:
+            return RecorderError(.unavailable, message)
+        case .xError, .audioError, .portalError: return RecorderError(.failed, message)
         }
     }
 }

@@ -12,7 +12,7 @@ import CShims
 /// Threading: created, started, finished and torn down on the recorder's control queue; the
 /// counters it reports may be read from any thread.
 final class RecordingGraph: @unchecked Sendable {
-    let capture: ScreenCapture
+    let capture: any VideoSource
     let audioConnection: PulseAudioConnection?
     let audioStreams: [AudioCaptureStream]
     /// The audio tracks that really record (`audioApp`, `audioMic`).
@@ -26,7 +26,7 @@ final class RecordingGraph: @unchecked Sendable {
     let videoSinks: [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void]
     private var silenceTimer: DispatchSourceTimer?
 
-    init(capture: ScreenCapture, audioConnection: PulseAudioConnection?, audioStreams: [AudioCaptureStream],
+    init(capture: any VideoSource, audioConnection: PulseAudioConnection?, audioStreams: [AudioCaptureStream],
          audioTracks: [SampleBufferType], audioGraph: AudioGraph, videoStages: [VideoEncodeStage], audioStages: [AudioEncodeStage],
          dispatcher: Dispatcher, contexts: [HandlerContext],
          videoSinks: [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void]) {

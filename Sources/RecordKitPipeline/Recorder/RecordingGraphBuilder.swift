@@ -30,8 +30,8 @@ struct RecordingGraphBuilder {
 
     /// Opens and wires every part; throws without leaving anything running.
     func build() throws(RecorderError) -> RecordingGraph {
-        let capture: ScreenCapture
-        do throws(CaptureError) { capture = try ScreenCapture(configuration: configuration.screen) } catch { throw error.recorderError }
+        let capture: any VideoSource
+        do throws(CaptureError) { capture = try VideoSourceRegistry.open(configuration.screen) } catch { throw error.recorderError }
         let audio = AudioSources.open(configuration, warn: warn)
         var keep = false
         defer {
