@@ -8,6 +8,8 @@
 #   scripts/wayland-rig.sh env     print the environment file (KEY=VALUE lines; see below)
 #   scripts/wayland-rig.sh run CMD...      run CMD as the rig's user inside the session
 #   scripts/wayland-rig.sh bg '#RRGGBB'    set the output's solid background colour
+#   scripts/wayland-rig.sh portal-output NAME   cast output NAME without a dialog (restarts the backend)
+#   scripts/wayland-rig.sh stop-portal-backend  stop xdg-desktop-portal-wlr (a cast ends; `start` brings it back)
 #
 # Run as root (it installs packages and makes the user); everything of the session runs as the
 # unprivileged user `rkwayland` (sway refuses root, and that user's session bus refuses root
@@ -199,6 +201,7 @@ build_xdpw() {
   (cd "$b/src" && meson setup build -Dman-pages=disabled -Dsystemd=disabled >>"$b/build.log" 2>&1 &&
     ninja -C build >>"$b/build.log" 2>&1) || die "building xdg-desktop-portal-wlr failed: see $b/build.log"
   mkdir -p "$(dirname "$bin")"
+  rm -f "$(dirname "$bin")"/xdg-desktop-portal-wlr-*  # builds of an older patch
   install -m 0755 "$b/src/build/xdg-desktop-portal-wlr" "$bin"
   rm -rf "$b"
 }
@@ -244,7 +247,7 @@ write_env() {
 # ---------------------------------------------------------------------------------------------
 start_one() {
   local name=$1
-  if alive "$name" && answers "$name"; then return 0; fi
+  if alive "$name" && answers "$name" >/dev/null 2>&1; then return 0; fi
   alive "$name" && stop_one "$name"
   case $name in
     dbus)
@@ -319,6 +322,18 @@ cmd_run() {
   user_cmd "$@"
 }
 
+# portal-output NAME: the output the portal backend casts without a dialog; restarts the backend.
+# A name no output has makes every new selection fail, so only a restore token still casts
+# (the restore-token test). HEADLESS-1 is the default.
+cmd_portal_output() {
+  load_dir
+  setup_paths
+  sed -i "s/^output_name=.*/output_name=$1/" "$WL/config/xdg-desktop-portal-wlr/config"
+  stop_one xdpw
+  build_xdpw
+  start_one xdpw
+}
+
 case ${1:-} in
   start) cmd_start ;;
   stop) cmd_stop ;;
@@ -326,5 +341,7 @@ case ${1:-} in
   env) [ -s "$ENV_FILE" ] && cat "$ENV_FILE" || die "the rig is not running: scripts/wayland-rig.sh start" ;;
   run) shift; cmd_run "$@" ;;
   bg) load_dir; setup_paths; user_cmd swaymsg output HEADLESS-1 bg "${2:?colour}" solid_color >/dev/null ;;
-  *) echo "usage: $0 start|stop|status|env|run CMD...|bg '#RRGGBB'" >&2; exit 64 ;;
+  portal-output) cmd_portal_output "${2:?output name}" ;;
+  stop-portal-backend) load_dir; setup_paths; stop_one xdpw ;;
+  *) echo "usage: $0 start|stop|status|env|run CMD...|bg '#RRGGBB'|portal-output NAME|stop-portal-backend" >&2; exit 64 ;;
 esac

@@ -134,7 +134,10 @@ static int call_request(rk_portal *p, sd_bus_message *m, const char *method, con
         set_err(err, errlen, r == -ETIMEDOUT ? "the ScreenCast portal did not answer %s in time" : "the session bus failed during %s", method);
         return r == -ETIMEDOUT ? -ETIMEDOUT : (r < 0 ? r : -EIO);
     }
-    if (p->response_code == 1) { set_err(err, errlen, "the screen cast was cancelled at %s (the user declined)", method); return -ECANCELED; }
+    if (p->response_code == 1) {
+        set_err(err, errlen, "the ScreenCast portal cancelled the screen cast at %s (the user declined, or the portal found nothing to select)", method);
+        return -ECANCELED;
+    }
     if (p->response_code != 0) { set_err(err, errlen, "the ScreenCast portal refused %s", method); return -EPERM; }
     return 0;
 }
@@ -284,9 +287,15 @@ int rk_portal_poll_closed(rk_portal *p) {
 void rk_portal_close(rk_portal *p) {
     if (!p) return;
     if (p->session[0] && !p->closed) {
-        sd_bus_error e = SD_BUS_ERROR_NULL;
-        sd_bus_call_method(p->bus, PORTAL_NAME, p->session, "org.freedesktop.portal.Session", "Close", &e, NULL, "");
-        sd_bus_error_free(&e);
+        // Bounded: a portal stuck on a dead backend must not hold up the end of a recording
+        // (closing the connection below ends the session anyway).
+        sd_bus_message *m = NULL;
+        if (sd_bus_message_new_method_call(p->bus, &m, PORTAL_NAME, p->session, "org.freedesktop.portal.Session", "Close") >= 0) {
+            sd_bus_error e = SD_BUS_ERROR_NULL;
+            sd_bus_call(p->bus, m, 2 * 1000 * 1000, &e, NULL);
+            sd_bus_error_free(&e);
+            sd_bus_message_unref(m);
+        }
     }
     sd_bus_slot_unref(p->closed_slot);
     if (p->response) sd_bus_message_unref(p->response);

@@ -28,6 +28,7 @@ struct PortalFramePacer: Sendable {
         var lastSlot: Int64 = -1
         var last: MediaBuffer?
         var lastDelivered: UInt64 = 0
+        let firstFrameDeadline = next + 10_000_000_000
         while !stop() {
             sleep(until: next)
             if stop() { return }
@@ -40,6 +41,10 @@ struct PortalFramePacer: Sendable {
                 return
             }
             let now = monotonicNs()
+            if origin == nil, now > firstFrameDeadline {
+                onEnd?(CaptureError(.portalError, "the portal's screen cast sent no frame within 10 s (is WirePlumber linking the stream?)"))
+                return
+            }
             if let picture = receiver.takeNewest() {
                 let start = origin ?? picture.captureNs
                 origin = start

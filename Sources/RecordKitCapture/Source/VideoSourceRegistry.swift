@@ -10,6 +10,13 @@ package enum VideoSourceRegistry {
     /// Opens a source for a configuration; throws a ``CaptureError`` that says what to do.
     package typealias Factory = @Sendable (ScreenCaptureConfiguration) throws(CaptureError) -> any VideoSource
 
+    /// Lists the monitors a source can record (`recordctl monitors`), for an X display name or nil.
+    package typealias MonitorLister = @Sendable (_ display: String?) throws(CaptureError) -> [MonitorInfo]
+
+    private static let listers = Mutex<[String: MonitorLister]>([
+        "x11": { (display: String?) throws(CaptureError) -> [MonitorInfo] in try MonitorList.list(display: display) },
+    ])
+
     private static let factories = Mutex<[String: Factory]>([
         "x11": { (configuration: ScreenCaptureConfiguration) throws(CaptureError) -> any VideoSource in
             try ScreenCapture(configuration: configuration)
@@ -17,8 +24,21 @@ package enum VideoSourceRegistry {
     ])
 
     /// Makes `factory` the source called `name`.
-    package static func register(_ name: String, factory: @escaping Factory) {
+    package static func register(_ name: String, monitors: MonitorLister? = nil, factory: @escaping Factory) {
         factories.withLock { $0[name] = factory }
+        if let monitors { listers.withLock { $0[name] = monitors } }
+    }
+
+    /// The monitors source `source` (nil: chosen as ``resolvedName(for:)`` does) offers.
+    /// - Throws: `.unknownSource` for a source that cannot list monitors, or the source's error.
+    package static func monitors(source: String?, display: String?) throws(CaptureError) -> [MonitorInfo] {
+        var configuration = ScreenCaptureConfiguration(display: display)
+        configuration.source = source
+        let name = resolvedName(for: configuration)
+        guard let lister = listers.withLock({ $0[name] }) else {
+            throw CaptureError(.unknownSource, "the video source '\(name)' cannot list monitors")
+        }
+        return try lister(display)
     }
 
     /// The registered names, sorted.
