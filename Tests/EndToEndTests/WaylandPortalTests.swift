@@ -20,7 +20,11 @@ final class WaylandPortalTests: EndToEndTestCase {
         wayland = try WaylandRig.require()
         recordctl = try wayland.reachable(try rig.recordctlPath(), also: ["recordctl-engine"])
         out = try wayland.workDirectory(name)
-        addTeardownBlock { [out] in if let out { try? FileManager.default.removeItem(atPath: out) } }
+        addTeardownBlock { [weak self, out] in
+            // Kept for inspection when the test failed, as EndToEndTestCase keeps its work dir.
+            if let out, self?.testRun?.totalFailureCount == 0 { try? FileManager.default.removeItem(atPath: out) }
+            else if let out { print("WaylandPortalTests: kept \(out) for inspection") }
+        }
     }
 
     /// `recordctl record --duration seconds ARGS` as the rig's user; the file is `file` in the work dir.
