@@ -2,7 +2,7 @@
 # RecordKit's portal source against GStreamer on the same portal node (docs/BENCHMARKS.md,
 # "Wayland"): `recordctl record --source portal` and `pipewiresrc ! videoconvert ! x264enc ! mp4mux`,
 # alternating A B A B, each ROUND seconds, on the Wayland rig (scripts/wayland-rig.sh), with the
-# same x264 settings (veryfast, quality 23, key frame every 2 s, zerolatency: what RecordKit's
+# same x264 settings (veryfast, quality 23, key frame every 2 s, look-ahead and 3 B-frames: what RecordKit's
 # variable frame rate uses). CPU = user + sys of the recorder process (GNU time), frames = decoded
 # frames in the file. Prints one line per run and the ratios.
 #
@@ -33,12 +33,13 @@ run() { bash scripts/wayland-rig.sh run "$@"; }
 
 CONTENT_PID=
 if [ "$MODE" = moving ]; then
-  run gst-launch-1.0 -q videotestsrc pattern=smpte horizontal-speed=8 is-live=true \
+  # Its own session: the trap ends the whole group (the user's gst-launch under setpriv too).
+  setsid bash scripts/wayland-rig.sh run gst-launch-1.0 -q videotestsrc pattern=smpte horizontal-speed=8 is-live=true \
     ! video/x-raw,width=1920,height=1080,framerate=30/1 ! waylandsink >/dev/null 2>&1 &
   CONTENT_PID=$!
   sleep 3
 fi
-trap '[ -n "$CONTENT_PID" ] && kill -- "$CONTENT_PID" 2>/dev/null; true' EXIT
+trap '[ -n "$CONTENT_PID" ] && kill -- "-$CONTENT_PID" 2>/dev/null; true' EXIT
 
 LOCK=()
 [ -d /work/coord ] && LOCK=(flock -o /work/coord/bench.lock)
@@ -52,10 +53,11 @@ gstreamer() {
   "${LOCK[@]}" bash scripts/wayland-rig.sh run /usr/bin/python3 "$OUT/bin/portal-cast.py" \
     /usr/bin/time -f "cpu %U %S" timeout -s INT "$ROUND" gst-launch-1.0 -q -e pipewiresrc fd={fd} path={node} \
     ! video/x-raw,format=BGRx ! videoconvert ! video/x-raw,format=I420 \
-    ! x264enc speed-preset=veryfast pass=qual quantizer=23 key-int-max=60 tune=zerolatency \
+    ! x264enc speed-preset=veryfast pass=qual quantizer=23 key-int-max=60 bframes=3 \
     ! mp4mux ! filesink location="$OUT/gst-$1.mp4" 2>&1 | grep '^cpu' | tail -1
 }
-frames() { ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$1"; }
+# A file GStreamer could not finalize (no frame reached its muxer) counts 0 frames.
+frames() { local n; n=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$1" 2>/dev/null) || n=0; [[ $n =~ ^[0-9]+$ ]] || n=0; echo "$n"; }
 
 echo "benchmark-wayland: $MODE, $ROUNDS x ${ROUND} s each, load: $(uptime | sed 's/.*load average: //')"
 sum_ours=0; sum_gst=0; f_ours=0; f_gst=0
