@@ -37,14 +37,16 @@ struct DependencyRules {
         "FileUploadExtension": ["RecordKit", "RecordKitMedia"],
         "ReplayBufferExtension": ["RecordKit", "RecordKitMedia"],
         "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
-        // The preview's web server: FlyingFox (its product) and FlyingSocks (its socket layer).
-        "PreviewExtension": ["RecordKit", "RecordKitMedia", "FlyingFox", "FlyingSocks"],
+        // The preview's web server: RecordKitWeb (issue 24), the one server of every loopback surface.
+        "PreviewExtension": ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
         // The service links no handler: the executables hand it the built-ins (`BuiltinExtension`s).
         "RecordKitService": ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
         // The thin command line (issue 12) and what it links; the engine runs the in-process verbs.
         "RecordKitControl": ["CShims"],
+        // obs-websocket 5's protocol layer: the control values and SHA-256; no FFmpeg, X11 or PulseAudio.
+        "RecordKitOBSWebSocket": ["RecordKitControl", "Crypto"],
         "RecordCtlSupport": ["RecordKitControl"],
         "recordctl": ["RecordKitControl", "RecordCtlSupport", "RecordKitConfig", "ArgumentParser"],
         // The executables hand the list of built-ins to the service.
@@ -52,7 +54,9 @@ struct DependencyRules {
         "recordctl-engine": ["RecordKitService", "RecordCtlSupport", "RecordKitBuiltins", "RecordKitPipeWire",
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
         "RecordKitConfig": ["TOMLKit"],
-        "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitPipeWire"],
+        "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire"],
+        // Control surfaces (issue 22): clients of the service's request API; hotkeys grab keys on X11 through capture's display code.
+        "RecordKitSurfaces": ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb"],
         // C modules: the system only.
         "CFFmpeg": [], "CX11": [], "CPulse": [], "CShims": [], "CColorConversion": [], "CPipeWire": [],
         // Tools: the tutorial's extension, test fixtures, benchmarks, fuzz targets.
@@ -63,10 +67,13 @@ struct DependencyRules {
         "rk-extension-bench": ["RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
         "rk-fuzz-control": ["RecordKitControl"],  // the parser alone: no FFmpeg, X11 or PulseAudio
         "rk-fuzz-extension": ["RecordKit", "RecordKitExtensionSDK"],
+        "rk-fuzz-web": ["RecordKitWeb", "NIOCore", "NIOEmbedded"],  // the web server alone, on an EmbeddedChannel
         // Test support shared by test targets.
         "MediaTestSupport": ["RecordKit", "RecordKitMedia"],
         "ExtensionTestSupport": ["RecordKit", "RecordKitExtensions"],
         "HandlerTestSupport": ["RecordKit"],
+        // The one loopback web server (issue 24): SwiftNIO only, never FFmpeg, X11 or PulseAudio.
+        "RecordKitWeb": ["NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket"],
     ]
     /// Parts that must never reach a concrete handler, not even through another target: only the
     /// list of built-ins names them, and only the executables link that list.
