@@ -52,7 +52,7 @@ die() { printf 'wayland-rig: error: %s\n' "$*" >&2; exit 1; }
 # Packages and the user.
 PKGS=(sway xdg-desktop-portal pipewire pipewire-bin wireplumber dbus dbus-bin weston grim
   gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-ugly python3-dbus python3-gi time util-linux procps
+  gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad python3-dbus python3-gi time bc util-linux procps
   dpkg-dev meson ninja-build pkg-config gcc patch libdrm-dev libinih-dev libgbm-dev libpipewire-0.3-dev
   libwayland-dev wayland-protocols libsystemd-dev)
 
