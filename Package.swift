@@ -27,6 +27,11 @@ let package = Package(
         // The preview's local web server (HTTP + WebSocket): no dependencies of its own, so a clean
         // build adds seconds, not the minutes SwiftNIO costs (docs/PREVIEW.md).
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        // Uploads (issue 20): the HTTP client (streams request bodies, keeps connections, TLS), the
+        // SigV4 HMAC/SHA-256 and per-part checksums, and S3's XML replies (docs/UPLOADS.md).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/CoreOffice/XMLCoder", from: "0.18.2"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -71,7 +76,7 @@ let package = Package(
         // and recordctl-engine).
         // It names no concrete handler: every handler comes from the catalog by name.
         .target(name: "RecordKitService",
-                dependencies: ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
+                dependencies: ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "RecordKitUploads", "CShims"],
                 path: "Sources/RecordKitService"),
 
         // MARK: Built-in upload extensions (public SDK + media for muxing).
@@ -88,6 +93,15 @@ let package = Package(
         .target(name: "RecordKitBuiltins", dependencies: ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension",
                                                          "ReplayBufferExtension", "PreviewExtension"],
                 path: "Extensions/Builtins"),
+
+        // MARK: Uploads the service owns (issue 20): S3 multipart (SigV4), presigned URL PUT, tus 1.0, the
+        // persistent queue. RecordKit and packages only: never capture, media or the pipeline.
+        .target(name: "RecordKitUploads",
+                dependencies: ["RecordKit", "CShims",
+                               .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                               .product(name: "Crypto", package: "swift-crypto"),
+                               .product(name: "XMLCoder", package: "XMLCoder")],
+                path: "Sources/RecordKitUploads"),
 
         // MARK: The config file and profiles (kept out of recordctl, which stays a thin command line).
         .target(name: "RecordKitConfig",
@@ -144,5 +158,6 @@ let package = Package(
                                    "CColorConversion", "CFFmpeg"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
+        .testTarget(name: "UploadsUnitTests", dependencies: ["RecordKitUploads"], path: "Tests/UploadsUnitTests"),
     ]
 )

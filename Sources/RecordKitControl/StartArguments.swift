@@ -57,6 +57,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var splitEvery: Double?
     /// Megabytes (10^6 bytes) per file part (`--split-size`), or nil for no size limit.
     public var splitSize: Double?
+    /// Upload the recording when it stops, and each split part as it closes (docs/UPLOADS.md).
+    public var upload: UploadOptions?
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -92,5 +94,6 @@ public struct StartArguments: Codable, Sendable, Equatable {
         replayBufferMaxMegabytes = try c.decodeIfPresent(Int.self, forKey: .replayBufferMaxMegabytes)
         splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
+        upload = try c.decodeIfPresent(UploadOptions.self, forKey: .upload)
     }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import RecordKit
+import RecordKitUploads
 import Synchronization
 
 /// The brain of `recordd`: owns at most one recording, answers control requests, streams
@@ -18,6 +19,8 @@ public final class RecordingService: @unchecked Sendable {
     private let commands = NSLock()
     private let shared = Mutex(Shared())
     private let onShutdown: @Sendable () -> Void
+    /// The uploads the service owns (nil until ``startUploads(log:)``; RecordingService+Uploads).
+    let uploadQueue = Mutex<UploadQueue?>(nil)
 
     private struct Shared {
         var active: ActiveRecording?
@@ -73,6 +76,8 @@ public final class RecordingService: @unchecked Sendable {
                 return .success(id, try saveReplay(request.options ?? CommandOptions()))
             case .split:
                 return .success(id, try split())
+            case .upload, .uploads, .uploadPause, .uploadResume, .uploadCancel:
+                return .success(id, try handleUpload(request.cmd, request.options ?? CommandOptions()))
             case .shutdown:
                 let r = try locked { () throws(ControlError) -> ControlResult in
                     if shared.withLock({ $0.active }) != nil { _ = try? finish(discard: false) }
@@ -100,6 +105,7 @@ public final class RecordingService: @unchecked Sendable {
         if let active = shared.withLock({ $0.active }) {
             throw ControlError(.busy, "recording \(active.id) is \(active.session.state.rawValue) (started \(active.journal.startedAt)); stop or discard it first")
         }
+        if let upload = args.upload { try Self.validate(upload) }
         let id = SessionStore.newID()
         let directory = try store.createDirectory(of: id)
         let box = ActiveBox()
@@ -116,7 +122,7 @@ public final class RecordingService: @unchecked Sendable {
         installControlHandler(on: session)
         let journal = SessionJournal(id: id, state: "starting", startedAt: Self.now(), pid: getpid(), handlers: session.handlers)
         try store.write(journal)
-        let active = ActiveRecording(id: id, journal: journal, session: session)
+        let active = ActiveRecording(id: id, journal: journal, session: session, upload: args.upload)
         box.active = active
         do throws(ControlError) {
             try session.start()
@@ -187,6 +193,7 @@ public final class RecordingService: @unchecked Sendable {
             removed += store.remove(active.id)
         }
         let state = keepDirectory ? "failed" : active.session.state.rawValue
+        if !discarded { uploadOutputs(of: active, paths: outputs) }
         shared.withLock {
             $0.last = ServiceStatus.Ended(id: active.id, state: state, outputs: outputs, reason: active.endReason,
                                           errors: failures.isEmpty ? nil : failures)
@@ -215,6 +222,7 @@ public final class RecordingService: @unchecked Sendable {
         publish(ServiceEvent(kind: event.kind ?? (event.isWarning ? "warning" : event.handler == nil ? "state" : "handler"), recordingId: active.id,
                              state: event.state.rawValue, reason: event.reason, handler: event.handler, time: event.time, at: Self.now(),
                              path: event.path))
+        if event.kind == "file-part", let path = event.path { uploadOutputs(of: active, paths: [path]) }
         guard event.handler == nil, event.state.isTerminal else { return }
         active.endReason = event.reason
         // A recording that ended by itself (window destroyed, every handler failed) is concluded

@@ -31,6 +31,7 @@ enum RecordDaemon {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
             source.setEventHandler {
                 coordinator.request(reason: "signal \(sig)", log: log) {
+                    service.stopUploads()
                     service.stopForShutdown()
                     server.stop()
                 }
@@ -48,6 +49,7 @@ enum RecordDaemon {
         log("listening on \(paths.socketPath)")
         service.recoverInterruptedSessions()
         for r in service.status().recovered { log("recovered interrupted recording \(r.id) into \(r.path)") }
+        service.startUploads(log: log)
 
         withExtendedLifetime(sources) { server.serve() }
         // The accept loop returns when a shutdown stopped the server, or when accept failed:
