@@ -31,7 +31,7 @@ struct SaveReplayCommand: ParsableCommand {
 
     func run() throws {
         var options = CommandOptions(seconds: seconds, output: output.map(absolutePath), overwrite: overwrite ? true : nil)
-        options.upload = upload.map { uploadFlags.options(target: $0) }
+        options.upload = try upload.map { uploadFlags.options(target: try UploadFlags.target($0)) }
         let result: ControlResult
         do throws(ControlError) {
             let client = try ServiceConnection.connect(startIfNeeded: false)

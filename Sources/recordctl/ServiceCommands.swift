@@ -29,7 +29,7 @@ struct StartCommand: ParsableCommand {
 
     func run() throws {
         var arguments = try recording.startArguments()
-        arguments.upload = upload.map { uploadFlags.options(target: $0) }
+        arguments.upload = try upload.map { uploadFlags.options(target: try UploadFlags.target($0)) }
         let result = try serviceRequest(.start, args: arguments)
         for warning in result.warnings ?? [] { Console.error(warning) }
         Console.out(result.recordingId ?? "")

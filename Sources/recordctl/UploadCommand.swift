@@ -17,7 +17,7 @@ struct UploadCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The files to upload.", valueName: "FILE"))
     var files: [String]
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("Where: s3://BUCKET/PREFIX, https://… or tus+https://… .", valueName: "TARGET"))
+    @Option(name: .customLong("to"), help: ArgumentHelp("Where: s3://BUCKET/PREFIX, tus+https://…, or a presigned URL given as - (read from standard input) or @FILE.", valueName: "TARGET"))
     var target: String
 
     @OptionGroup(title: "Upload") var flags: UploadFlags
@@ -36,7 +36,7 @@ struct UploadCommand: ParsableCommand {
         }
         var options = CommandOptions()
         options.files = paths
-        options.upload = flags.options(target: target)
+        options.upload = flags.options(target: try UploadFlags.target(target))
         let queued = try uploadRequest(.upload, options).uploads ?? []
         if noWait {
             for u in queued { Console.out(u.id) }

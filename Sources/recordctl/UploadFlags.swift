@@ -45,6 +45,24 @@ struct UploadFlags: ParsableArguments {
         return o
     }
 
+    /// The target as typed, or read from stdin (`-`) or a file (`@FILE`). A URL with a query
+    /// (a presigned URL's signature) on the command line is refused: every user can read argv.
+    static func target(_ raw: String) throws -> String {
+        var text = raw
+        if raw == "-" {
+            text = readLine(strippingNewline: true) ?? ""
+        } else if raw.hasPrefix("@") {
+            guard let contents = try? String(contentsOfFile: String(raw.dropFirst()), encoding: .utf8) else {
+                throw ValidationError("cannot read the target from \(raw.dropFirst())")
+            }
+            text = String(contents.split(whereSeparator: \.isNewline).first ?? "")
+        } else if raw.hasPrefix("http"), raw.contains("?") {
+            throw ValidationError("a presigned URL on the command line is visible to every user (ps): pass it on standard input "
+                                  + "(--to -) or in a private file (--to @FILE)")
+        }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+
     static func parseRate(_ text: String) -> Double? {
         var t = text.trimmingCharacters(in: .whitespaces).uppercased()
         for suffix in ["B/S", "/S", "B"] where t.hasSuffix(suffix) { t.removeLast(suffix.count); break }
