@@ -30,6 +30,7 @@ let package = Package(
         // Uploads (issue 20): the HTTP client (streams request bodies, keeps connections, TLS), the
         // SigV4 HMAC/SHA-256 and per-part checksums, and S3's XML replies (docs/UPLOADS.md).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/CoreOffice/XMLCoder", from: "0.18.2"),
     ],
@@ -99,6 +100,7 @@ let package = Package(
         .target(name: "RecordKitUploads",
                 dependencies: ["RecordKit", "CShims",
                                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                               .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                                .product(name: "Crypto", package: "swift-crypto"),
                                .product(name: "XMLCoder", package: "XMLCoder")],
                 path: "Sources/RecordKitUploads"),

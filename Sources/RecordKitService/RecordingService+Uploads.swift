@@ -46,7 +46,8 @@ extension RecordingService {
                     guard let rate = RateLimiter.parse(text) else { throw UploadError(.badTarget, "--upload-rate '\(text)' is not a rate like 20M") }
                     queue.rate.set(bytesPerSecond: rate)
                 }
-                let requests = try files.map { path throws(UploadError) in try Self.request(upload, path: path, recordingId: nil) }
+                var requests: [UploadRequest] = []
+                for path in files { requests.append(try Self.request(upload, path: path, recordingId: nil)) }
                 var queued: [UploadStatus] = []
                 for request in requests { queued.append(Self.status(UploadQueue.Entry(record: try queue.enqueue(request), bytesPerSecond: nil))) }
                 r.uploads = queued
@@ -54,7 +55,12 @@ extension RecordingService {
                 r.uploads = queue.list().map(Self.status)
             case .uploadPause, .uploadResume, .uploadCancel:
                 guard let id = options.uploadId else { throw UploadError(.badTarget, "no upload id: see `recordctl uploads`") }
-                let record = command == .uploadPause ? try queue.pause(id) : command == .uploadResume ? try queue.resume(id) : try queue.cancel(id)
+                let record: UploadRecord
+                switch command {
+                case .uploadPause: record = try queue.pause(id)
+                case .uploadResume: record = try queue.resume(id)
+                default: record = try queue.cancel(id)
+                }
                 r.uploads = [Self.status(UploadQueue.Entry(record: record, bytesPerSecond: nil))]
             default:
                 break
@@ -68,10 +74,15 @@ extension RecordingService {
     /// `start --upload`: queues each finished file of `active` (the recording at stop, each
     /// split part as it closes); a file already queued is skipped; a failure is an event, never
     /// a failure of the recording.
-    func uploadOutputs(of active: ActiveRecording, paths: [String]) {
+    /// `wait`: queue before returning (at stop, so `uploads wait` right after sees every file);
+    /// else off the recorder's event thread (enqueueing reads and journals). Either way in order.
+    func uploadOutputs(of active: ActiveRecording, paths: [String], wait: Bool = false) {
         guard let upload = active.upload, let queue = uploadQueue.withLock({ $0 }) else { return }
-        // Off the recorder's event thread and the command lock: enqueueing reads and journals.
-        Self.enqueueing.async { [self] in enqueue(paths, of: active, upload: upload, queue: queue) }
+        if wait {
+            Self.enqueueing.sync { enqueue(paths, of: active, upload: upload, queue: queue) }
+        } else {
+            Self.enqueueing.async { [self] in enqueue(paths, of: active, upload: upload, queue: queue) }
+        }
     }
 
     private static let enqueueing = DispatchQueue(label: "recordd.upload-enqueue", qos: .utility)

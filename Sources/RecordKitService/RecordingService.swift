@@ -193,7 +193,7 @@ public final class RecordingService: @unchecked Sendable {
             removed += store.remove(active.id)
         }
         let state = keepDirectory ? "failed" : active.session.state.rawValue
-        if !discarded { uploadOutputs(of: active, paths: outputs) }
+        if !discarded { uploadOutputs(of: active, paths: outputs, wait: true) }
         shared.withLock {
             $0.last = ServiceStatus.Ended(id: active.id, state: state, outputs: outputs, reason: active.endReason,
                                           errors: failures.isEmpty ? nil : failures)

@@ -14,7 +14,7 @@ package struct FileIdentity: Codable, Sendable, Equatable {
 
     /// Reads the identity of `path` (called on the upload thread: it reads up to 2 MiB).
     package static func of(_ path: String) throws(UploadError) -> FileIdentity {
-        let st = try stat(path)
+        let st = try Self.stat(path)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw UploadError(.fileChanged, "cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }

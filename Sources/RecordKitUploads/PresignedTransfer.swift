@@ -3,7 +3,6 @@ import CShims
 import Crypto
 import Foundation
 import NIOCore
-import Synchronization
 
 /// A presigned URL: one `PUT` of the whole file, streamed from a reader thread of low priority
 /// in 1 MiB pieces; on failure it is retried whole (a presigned PUT cannot resume). Checked at
@@ -18,8 +17,8 @@ struct PresignedTransfer: UploadTransfer {
         let size = record.identity.size
         let path = record.path
         let rate = context.rate
-        let digest = Mutex<String?>(nil)
-        let progress = Mutex<Int64>(0)
+        let digest = LockedBox<String?>(nil)
+        let progress = LockedBox<Int64>(0)
         let group = context.transport.client.eventLoopGroup
         let body = HTTPClient.Body.stream(contentLength: size) { writer in
             let promise = group.next().makePromise(of: Void.self)
@@ -35,9 +34,9 @@ struct PresignedTransfer: UploadTransfer {
                         rate.consume(piece.readableBytes)
                         try writer.write(.byteBuffer(piece)).wait()
                         offset += Int64(piece.readableBytes)
-                        progress.withLock { $0 = offset }
+                        progress.set(offset)
                     }
-                    digest.withLock { $0 = SigV4Signer.hex(md5.finalize()) }
+                    digest.set(SigV4Signer.hex(md5.finalize()))
                     promise.succeed(())
                 } catch {
                     promise.fail(error)
@@ -52,9 +51,9 @@ struct PresignedTransfer: UploadTransfer {
             throw UploadError(.permanent, "\(host) refused the presigned PUT: HTTP \(reply.status)\(S3ErrorBody.summary(reply.text)) (expired or wrong URL?)")
         }
         try record.identity.check(record.path)
-        record.bytesDone = progress.withLock { $0 }
+        record.bytesDone = progress.value
         record.etag = reply.header("ETag")
-        record.verified = record.bytesDone == size && digest.withLock { $0 }.map { "\"\($0)\"" == record.etag } == true
+        record.verified = record.bytesDone == size && digest.value.map { "\"\($0)\"" == record.etag } == true
         record.objectURL = UploadTarget.redact(url)
         record.state = .completed
     }

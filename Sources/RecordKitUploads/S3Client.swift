@@ -71,7 +71,7 @@ package final class S3Client: Sendable {
     private func call(_ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
                       body: Data? = nil) throws(UploadError) -> HTTPReply {
         let hash = body.map { SigV4Signer.hex(SHA256.hash(data: $0)) } ?? SigV4Signer.emptyPayloadHash
-        return try HTTPTransport.wait(start(method, key: key, query: query, headers: headers, body: body.map { .bytes($0) }, payloadHash: hash),
+        return try HTTPTransport.wait(start(method, key: key, query: query, headers: headers, body: body.map { HTTPClient.Body.bytes($0) }, payloadHash: hash),
                                       host: hostForErrors)
     }
 
@@ -80,7 +80,7 @@ package final class S3Client: Sendable {
         let code = S3ErrorBody.code(reply.text)
         if code == "NoSuchUpload" { return UploadError(.forgotten, "the server no longer knows the multipart upload (\(what))") }
         var hint = ""
-        switch code {
+        switch code ?? "" {
         case "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "ExpiredToken", "InvalidToken":
             hint = ": check the service's S3 credentials (docs/UPLOADS.md, Credentials)"
         case "NoSuchBucket":

@@ -13,7 +13,7 @@ struct S3Transfer: UploadTransfer {
         let credentials = try S3Credentials.resolve(profile: record.s3.profile, environment: context.environment)
         let client = try S3Client(transport: context.transport, bucket: bucket, options: record.s3, credentials: credentials,
                                   environment: context.environment)
-        do {
+        do throws(UploadError) {
             try transfer(&record, key: key, client: client, context: context)
         } catch where error.kind == .forgotten {
             // The server lost the multipart upload: maybe because it was completed just before a

@@ -36,7 +36,7 @@ package struct UploadJournal: Sendable {
         let temp = final + ".tmp"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw UploadError(.permanent, "cannot write \(temp): \(String(cString: strerror(errno)))") }
-        let ok = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) == $0.count } && fsync(fd) == 0
+        let ok = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) == $0.count } && fsync(fd) == 0
         close(fd)
         guard ok, rename(temp, final) == 0 else { throw UploadError(.permanent, "cannot write \(final): \(String(cString: strerror(errno)))") }
     }

@@ -176,7 +176,10 @@ package final class UploadQueue: Sendable {
             return false
         }
         if running {
-            for _ in 0..<600 where try lookup(id).state == .running { usleep(50_000) }
+            for _ in 0..<600 {
+                if try lookup(id).state != .running { break }
+                usleep(50_000)
+            }
             return try lookup(id)
         }
         var record = r
@@ -207,7 +210,7 @@ package final class UploadQueue: Sendable {
     private func context() -> UploadContext {
         UploadContext(
             transport: transport, environment: environment, maxPartsInFlight: maxPartsInFlight, rate: rate,
-            save: { [self] record throws(UploadError) in
+            save: { [self] (record: UploadRecord) throws(UploadError) in
                 try store(record)
                 let now = Date().timeIntervalSinceReferenceDate
                 let due = state.withLock { s -> Bool in
@@ -217,7 +220,7 @@ package final class UploadQueue: Sendable {
                 }
                 if due { onEvent(UploadEvent(kind: "upload-progress", record: record, message: "\(record.bytesDone) of \(record.identity.size) bytes")) }
             },
-            checkpoint: { [self] id throws(UploadError) in
+            checkpoint: { [self] (id: String) throws(UploadError) in
                 switch state.withLock({ $0.asks[id] }) {
                 case .pause?: throw UploadError(.paused, "paused")
                 case .cancel?: throw UploadError(.cancelled, "cancelled")

@@ -66,7 +66,7 @@ enum UploadWaiter {
         var watched = Set(ids)
         if watched.isEmpty { watched = Set((try uploadRequest(.uploads, CommandOptions()).uploads ?? []).filter { !$0.isFinal }.map(\.id)) }
         while true {
-            let all = try uploadRequest(.uploads, CommandOptions(), startIfNeeded: false).uploads ?? []
+            let all = try uploadRequest(.uploads, CommandOptions()).uploads ?? []
             let mine = all.filter { watched.contains($0.id) }
             if mine.count < watched.count {
                 let missing = watched.subtracting(mine.map(\.id)).sorted().joined(separator: ", ")
@@ -90,7 +90,7 @@ enum UploadWaiter {
         let fraction = Double(done) / Double(total)
         let filled = Int(fraction * 30)
         var s = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 30 - filled) + "] "
-        s += String(format: "%3.0f%%  %@/s", fraction * 100, mib(rate))
+        s += String(format: "%3.0f%%  ", fraction * 100) + mib(rate) + "/s"
         if rate > 0 { let left = Int(Double(total - done) / rate); s += String(format: "  %d:%02d left", left / 60, left % 60) }
         return s + "   "
     }

@@ -16,7 +16,8 @@ struct UploadsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Every upload: state, bytes done / total, rate, time left, attempts, last error.")
         @Flag(help: "Print JSON (an array of upload objects, docs/PROTOCOL.md).") var json = false
         func run() throws {
-            let uploads = try uploadRequest(.uploads, CommandOptions(), startIfNeeded: false).uploads ?? []
+            // Starts the service if needed: its queue then resumes what an earlier one left.
+            let uploads = try uploadRequest(.uploads, CommandOptions()).uploads ?? []
             if json { Console.json(uploads) } else { for u in uploads { Console.out(UploadWaiter.line(u)) } }
         }
     }
@@ -58,5 +59,5 @@ struct UploadsCommand: ParsableCommand {
 private func steer(_ cmd: ControlCommand, _ id: String) throws {
     var options = CommandOptions()
     options.uploadId = id
-    for u in try uploadRequest(cmd, options, startIfNeeded: false).uploads ?? [] { Console.out(UploadWaiter.line(u)) }
+    for u in try uploadRequest(cmd, options).uploads ?? [] { Console.out(UploadWaiter.line(u)) }
 }

@@ -34,6 +34,8 @@ final class RecordingUploadTests: UploadTestCase {
             paths.insert(local)
         }
         XCTAssertEqual(paths.count, uploads.count, "each file uploaded once")
+        let parts = try FileManager.default.contentsOfDirectory(atPath: workDir).filter { $0.hasPrefix("desk-") && $0.hasSuffix(".mp4") }
+        XCTAssertEqual(Set(parts.map { path($0) }), paths, "every part of the recording was uploaded")
         _ = events.finish()
     }
 }

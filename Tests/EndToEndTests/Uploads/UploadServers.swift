@@ -98,3 +98,8 @@ class UploadTestCase: EndToEndTestCase {
                        "object \(key)", file: f, line: line)
     }
 }
+
+/// A JSON number as an Int (0 when absent).
+func num(_ v: Any?) -> Int { (v as? NSNumber)?.intValue ?? (v as? Int) ?? 0 }
+/// A JSON boolean.
+func flag(_ v: Any?) -> Bool? { (v as? NSNumber)?.boolValue ?? (v as? Bool) }
