@@ -41,7 +41,7 @@ package struct FileIdentity: Codable, Sendable, Equatable {
 
     private static func stat(_ path: String) throws(UploadError) -> stat {
         var st = Glibc.stat()
-        guard Glibc.stat(path, &st) == 0 else {
+        guard fstatat(AT_FDCWD, path, &st, 0) == 0 else {
             throw UploadError(.fileChanged, "\(path) is gone (\(String(cString: strerror(errno)))): nothing left to upload")
         }
         guard st.st_mode & S_IFMT == S_IFREG else { throw UploadError(.fileChanged, "\(path) is not a regular file") }

@@ -40,7 +40,7 @@ package struct S3Credentials: Sendable, CustomStringConvertible {
     /// The profile `profile` of an AWS-style INI file; nil when the file or the profile is absent.
     package static func fromINI(path: String, profile: String, requirePrivate: Bool) throws(UploadError) -> S3Credentials? {
         var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
+        guard fstatat(AT_FDCWD, path, &st, 0) == 0 else { return nil }
         if requirePrivate, st.st_mode & 0o077 != 0 || st.st_uid != getuid() {
             throw UploadError(.credentials, "\(path) is readable by other users: run `chmod 600 \(path)`; its credentials are not used until then")
         }

@@ -85,7 +85,7 @@ struct S3Transfer: UploadTransfer {
                 try context.checkpoint(record.id)
                 try record.identity.check(record.path)
                 let body = try reader.read(plan.range(of: number))
-                let md5 = body.withUnsafeReadableBytes { Insecure.MD5.hash(bufferPointer: $0) }
+                let md5 = body.withUnsafeReadableBytes { Insecure.MD5.hash(data: $0) }
                 context.rate.consume(body.readableBytes)
                 inflight.append((number, SigV4Signer.hex(md5), Int64(body.readableBytes),
                                  client.startUploadPart(key: key, uploadID: uploadID, number: number, body: body, md5: md5)))

@@ -48,9 +48,9 @@ package struct SigV4Signer: Sendable {
     /// The canonical request and the signed-headers list (exposed for the test vectors).
     package static func canonicalRequest(method: String, canonicalURI: String, query: [(String, String)],
                                          headers: [(String, String)], payloadHash: String) -> (String, String) {
-        let q = query.map { (uriEncode($0.0), uriEncode($0.1)) }
-            .sorted { $0.0 == $1.0 ? $0.1 < $1.1 : $0.0 < $1.0 }
-            .map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+        var pairs: [(String, String)] = query.map { (uriEncode($0.0), uriEncode($0.1)) }
+        pairs.sort { (a: (String, String), b: (String, String)) -> Bool in a.0 == b.0 ? a.1 < b.1 : a.0 < b.0 }
+        let q = pairs.map { (p: (String, String)) -> String in p.0 + "=" + p.1 }.joined(separator: "&")
         var merged: [String: [String]] = [:]
         for (name, value) in headers {
             let v = value.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")

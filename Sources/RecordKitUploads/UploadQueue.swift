@@ -18,6 +18,12 @@ package final class UploadQueue: Sendable {
         package var record: UploadRecord
         /// Bytes per second over the current run (nil when not running).
         package var bytesPerSecond: Double?
+
+        /// An entry for `record`.
+        package init(record: UploadRecord, bytesPerSecond: Double? = nil) {
+            self.record = record
+            self.bytesPerSecond = bytesPerSecond
+        }
     }
 
     private enum Ask: Sendable { case pause, cancel }
