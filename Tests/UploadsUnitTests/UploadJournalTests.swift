@@ -15,7 +15,7 @@ final class UploadJournalTests: XCTestCase {
     func testRecordRoundTripAndPrivacy() throws {
         let journal = try UploadJournal(directory: dir + "/uploads")
         let file = dir + "/f.bin"
-        FileManager.default.createFile(atPath: file, contents: Data(repeating: 7, count: 3 << 20))
+        _ = FileManager.default.createFile(atPath: file, contents: Data(repeating: 7, count: 3 << 20))
         let identity = try FileIdentity.of(file)
         XCTAssertEqual(identity.size, 3 << 20)
         var r = UploadRecord(id: "u1", path: file, target: .s3(bucket: "bkt", prefix: "p"), s3: S3Options(endpoint: "http://127.0.0.1:1"),
@@ -29,7 +29,7 @@ final class UploadJournalTests: XCTestCase {
         XCTAssertEqual(st.st_mode & 0o777, 0o600)
         XCTAssertEqual(stat(dir + "/uploads", &st), 0)
         XCTAssertEqual(st.st_mode & 0o777, 0o700)
-        FileManager.default.createFile(atPath: dir + "/uploads/broken.json", contents: Data("{".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/uploads/broken.json", contents: Data("{".utf8))
         let (records, problems) = journal.load()
         XCTAssertEqual(records.count, 1)
         XCTAssertEqual(records[0].uploadID, "UPLOAD")
@@ -40,7 +40,7 @@ final class UploadJournalTests: XCTestCase {
     func testFileIdentityNoticesChanges() throws {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let file = dir + "/f.bin"
-        FileManager.default.createFile(atPath: file, contents: Data(repeating: 1, count: 1000))
+        _ = FileManager.default.createFile(atPath: file, contents: Data(repeating: 1, count: 1000))
         let identity = try FileIdentity.of(file)
         XCTAssertNoThrow(try identity.check(file))
         let h = FileHandle(forWritingAtPath: file)!

@@ -29,7 +29,7 @@ final class TusAndPresignedTests: UploadTestCase {
         XCTAssertEqual(refused.exitCode, 64, "a presigned URL in argv is refused: \(refused)")
         XCTAssertFalse(refused.stderr.contains(signature))
         let urlFile = path("url.txt")
-        FileManager.default.createFile(atPath: urlFile, contents: Data((url + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: urlFile, contents: Data((url + "\n").utf8), attributes: [.posixPermissions: 0o600])
         let r = try service.ctl(["upload", file, "--to", "@" + urlFile, "--json"], timeout: 120)
         XCTAssertEqual(r.exitCode, 0, "\(r)")
         try assertObject(UploadServers.seaweedfs, key, equals: file)
