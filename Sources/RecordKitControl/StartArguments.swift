@@ -59,6 +59,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var splitSize: Double?
     /// Upload the recording when it stops, and each split part as it closes (docs/UPLOADS.md).
     public var upload: UploadOptions?
+    /// Whether an MP4 file gets its index first (`--faststart`): stop then rewrites the file.
+    public var faststart: Bool = false
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -95,5 +97,6 @@ public struct StartArguments: Codable, Sendable, Equatable {
         splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
         upload = try c.decodeIfPresent(UploadOptions.self, forKey: .upload)
+        faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart
     }
 }

@@ -21,6 +21,7 @@ extension RecordingService {
                 }
             }
             uploadQueue.withLock { $0 = queue }
+            lifecycle.setFileSink { [weak self] active, paths, wait in self?.uploadOutputs(of: active, paths: paths, wait: wait) }
             queue.start()
         } catch {
             log("uploads unavailable: \(error.message)")
