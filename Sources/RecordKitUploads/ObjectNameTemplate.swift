@@ -29,7 +29,8 @@ package struct ObjectNameTemplate: Sendable {
                        ("{upload}", upload), ("{file}", file)] {
             s = s.replacingOccurrences(of: k, with: Self.clean(v))
         }
-        s = s.split(separator: "/").filter { !$0.isEmpty }.joined(separator: "/")
+        // No empty, `.` or `..` component: a key never climbs out of its prefix.
+        s = s.split(separator: "/").map { $0 == "." || $0 == ".." ? "_" : String($0) }.joined(separator: "/")
         return prefix.isEmpty ? s : prefix + "/" + s
     }
 

@@ -37,18 +37,10 @@ enum UploadServers {
         return "\(size) \(r.stdout.split(separator: " ").first ?? "")"
     }
 
-    /// A file of `mib` MiB of random bytes.
+    /// A file of `mib` MiB of random bytes (dd from /dev/urandom).
     static func randomFile(_ path: String, mib: Int) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        defer { close(fd) }
-        var rng = SystemRandomNumberGenerator()
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        for _ in 0..<mib {
-            for i in stride(from: 0, to: chunk.count, by: 8) {
-                withUnsafeBytes(of: rng.next() as UInt64) { b in for j in 0..<8 { chunk[i + j] = b[j] } }
-            }
-            _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        }
+        let r = try ProcessRunner.run("/bin/dd", ["if=/dev/urandom", "of=\(path)", "bs=1M", "count=\(mib)", "status=none"], timeout: 60)
+        guard r.exitCode == 0 else { throw ProcessRunnerError(description: "dd: \(r)") }
     }
 }
 
