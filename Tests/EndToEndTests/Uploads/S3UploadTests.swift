@@ -88,10 +88,10 @@ final class S3UploadTests: UploadTestCase {
     /// Pause, resume, cancel: cancel aborts the multipart upload (ListMultipartUploads is empty).
     func testPauseResumeCancel() throws {
         let file = path("steer.bin")
-        try UploadServers.randomFile(file, mib: 30)
+        try UploadServers.randomFile(file, mib: 40)
         XCTAssertEqual(try UploadServers.tool(rig, ["multipart", UploadServers.seaweedfs, UploadServers.bucket]), "0")
         let id = try service.ok(["upload", file, "--to", "s3://recordings/steer", "--upload-endpoint", UploadServers.seaweedfs,
-                                 "--upload-part-size", "5", "--upload-rate", "4M", "--no-wait"])
+                                 "--upload-part-size", "5", "--upload-rate", "1M", "--no-wait"])
         XCTAssertNotNil(try waitUpload(id, timeout: 30) { num($0["bytesDone"]) > 0 })
         try service.ok(["uploads", "pause", id])
         let paused = try XCTUnwrap(try waitUpload(id, timeout: 30) { $0["state"] as? String == "paused" })
