@@ -32,6 +32,10 @@ let package = Package(
         // SwiftNIO: a bounded HTTP/1 parser with configurable limits and a bounded WebSocket frame
         // decoder, with every other limit a handler of our own in a pipeline we own (docs/WEB.md).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Uploads (issue 20): the HTTP client (streams request bodies, keeps connections, TLS) and
+        // S3's XML replies (docs/UPLOADS.md); SigV4 and the part checksums use swift-crypto (above).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/CoreOffice/XMLCoder", from: "0.18.2"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -109,7 +113,7 @@ let package = Package(
         // and recordctl-engine).
         // It names no concrete handler: every handler comes from the catalog by name.
         .target(name: "RecordKitService",
-                dependencies: ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
+                dependencies: ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
                 path: "Sources/RecordKitService"),
 
         // MARK: Built-in upload extensions (public SDK + media for muxing).
@@ -126,6 +130,16 @@ let package = Package(
         .target(name: "RecordKitBuiltins", dependencies: ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension",
                                                          "ReplayBufferExtension", "PreviewExtension"],
                 path: "Extensions/Builtins"),
+
+        // MARK: Uploads the service owns (issue 20): S3 multipart (SigV4), presigned URL PUT, tus 1.0, the
+        // persistent queue. RecordKit and packages only: never capture, media or the pipeline.
+        .target(name: "RecordKitUploads",
+                dependencies: ["RecordKit", "CShims",
+                               .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                               .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                               .product(name: "Crypto", package: "swift-crypto"),
+                               .product(name: "XMLCoder", package: "XMLCoder")],
+                path: "Sources/RecordKitUploads"),
 
         // MARK: The config file and profiles (kept out of recordctl, which stays a thin command line).
         .target(name: "RecordKitConfig",
@@ -213,5 +227,6 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
         // RecordKitWeb alone, over real sockets on 127.0.0.1 in process (no rig).
         .testTarget(name: "WebUnitTests", dependencies: ["RecordKitWeb"], path: "Tests/WebUnitTests"),
+        .testTarget(name: "UploadsUnitTests", dependencies: ["RecordKitUploads"], path: "Tests/UploadsUnitTests"),
     ]
 )

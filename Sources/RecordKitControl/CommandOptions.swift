@@ -11,6 +11,13 @@ public struct CommandOptions: Codable, Sendable, Equatable {
     /// `mark`: the marker's title (nil or empty: "Chapter N").
     public var title: String?
 
+    /// `upload`: the files to upload (absolute paths).
+    public var files: [String]?
+    /// `upload`, `save-replay`: where and how to upload.
+    public var upload: UploadOptions?
+    /// `upload-pause`, `upload-resume`, `upload-cancel`: the upload.
+    public var uploadId: String?
+
     /// Options with every member unset.
     public init(seconds: Double? = nil, output: String? = nil, overwrite: Bool? = nil, title: String? = nil) {
         self.title = title

@@ -38,6 +38,17 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     /// by whichever handler declares the action `split` (the file). Answers once the closed
     /// part is finalized, with its `path`.
     case split
+    /// Queue files for upload (``ControlRequest/options``: `files`, `upload`): answers with the
+    /// queued uploads at once; the service carries them out (docs/UPLOADS.md).
+    case upload
+    /// Every upload the service knows, with its state and progress (`uploads`).
+    case uploads
+    /// Pause the upload `uploadId` (after the parts in flight).
+    case uploadPause = "upload-pause"
+    /// Resume the paused or failed upload `uploadId`.
+    case uploadResume = "upload-resume"
+    /// Cancel the upload `uploadId`: the unfinished upload is removed from the server.
+    case uploadCancel = "upload-cancel"
 }
 
 /// A request: `{"v":1,"id":"7","cmd":"start","args":{…}}`.

@@ -24,6 +24,8 @@ public struct ControlResult: Codable, Sendable {
     public var seconds: Double?
     /// `mark`: the marker's broadcast time in seconds.
     public var time: Double?
+    /// `upload`, `uploads`, `upload-*`, `save-replay --upload`: the uploads concerned.
+    public var uploads: [UploadStatus]?
 
     /// An empty result.
     public init() {}
@@ -47,6 +49,8 @@ public struct ServiceEvent: Codable, Sendable {
     public var at: String
     /// The file concerned (a saved replay), if any.
     public var path: String?
+    /// `upload-*` events: the upload, as `uploads` lists it.
+    public var upload: UploadStatus?
 
     /// Creates an event.
     public init(kind: String, recordingId: String? = nil, state: String? = nil, reason: String, handler: String? = nil,

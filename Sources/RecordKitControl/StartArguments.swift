@@ -59,6 +59,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var splitEvery: Double?
     /// Megabytes (10^6 bytes) per file part (`--split-size`), or nil for no size limit.
     public var splitSize: Double?
+    /// Upload the recording when it stops, and each split part as it closes (docs/UPLOADS.md).
+    public var upload: UploadOptions?
     /// Whether an MP4 file gets its index first (`--faststart`): stop then rewrites the file.
     public var faststart: Bool = false
     /// Shell commands run after each file of the recording is final (`--on-saved`, config
@@ -102,6 +104,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         source = try c.decodeIfPresent(String.self, forKey: .source)
         splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
+        upload = try c.decodeIfPresent(UploadOptions.self, forKey: .upload)
         faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
         hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)

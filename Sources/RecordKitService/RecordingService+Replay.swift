@@ -33,6 +33,11 @@ extension RecordingService {
         r.path = path
         r.seconds = seconds
         r.state = active.session.state.rawValue
+        do throws(ControlError) {
+            r.uploads = try uploadClip(path, options: options.upload, recordingId: active.id)
+        } catch {
+            r.warnings = ["the clip was saved but not queued for upload: \(error.message)"]
+        }
         return r
     }
 }

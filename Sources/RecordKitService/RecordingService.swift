@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import RecordKit
 import RecordKitExtensions
+import RecordKitUploads
 import Synchronization
 
 /// The brain of `recordd`: answers control requests by routing each to the part that owns it:
@@ -22,6 +23,8 @@ public final class RecordingService: Sendable {
     private let onShutdown: @Sendable () -> Void
     /// Whether a recording could start now (``startAvailabilityMonitor()``).
     let availabilityMonitor = AvailabilityMonitor()
+    /// The uploads the service owns (nil until ``startUploads(log:)``; RecordingService+Uploads).
+    let uploadQueue = Mutex<UploadQueue?>(nil)
 
     /// Creates the service. Every handler, built-in or not, comes by name from the catalog made
     /// of `builtins` (what the executable links) and the extension directories. `onShutdown`
@@ -70,6 +73,8 @@ public final class RecordingService: Sendable {
                 return .success(id, try saveReplay(request.options ?? CommandOptions()))
             case .split:
                 return .success(id, try split())
+            case .upload, .uploads, .uploadPause, .uploadResume, .uploadCancel:
+                return .success(id, try handleUpload(request.cmd, request.options ?? CommandOptions()))
             case .shutdown:
                 lifecycle.stopForShutdown()
                 var r = ControlResult()

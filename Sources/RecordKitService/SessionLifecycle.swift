@@ -25,6 +25,14 @@ final class SessionLifecycle: @unchecked Sendable {
         var last: ServiceStatus.Ended?
     }
 
+    /// Takes the files a recording finished (`wait`: before returning): the uploads of
+    /// `start --upload` (RecordingService+Uploads).
+    typealias FileSink = @Sendable (_ active: ActiveRecording, _ paths: [String], _ wait: Bool) -> Void
+    private let fileSink = Mutex<FileSink?>(nil)
+
+    /// Sets where finished files go (once, before requests are served).
+    func setFileSink(_ sink: @escaping FileSink) { fileSink.withLock { $0 = sink } }
+
     /// Keeps session directories in `store`, builds handlers from the catalog of `builtins`,
     /// publishes lifecycle events to `events`.
     init(store: SessionStore, builtins: [BuiltinExtension], events: EventHub) {
@@ -57,6 +65,7 @@ final class SessionLifecycle: @unchecked Sendable {
         if let active = snapshot.active {
             throw ControlError(.busy, "recording \(active.id) is \(active.session.state.rawValue) (started \(active.journal.startedAt)); stop or discard it first")
         }
+        if let upload = args.upload { try RecordingService.validate(upload) }
         let id = SessionStore.newID()
         let directory = try store.createDirectory(of: id)
         let box = ActiveBox()
@@ -73,7 +82,7 @@ final class SessionLifecycle: @unchecked Sendable {
         installControlHandler(on: session)
         let journal = SessionJournal(id: id, state: "starting", startedAt: RecordingService.now(), pid: getpid(), handlers: session.handlers)
         try store.write(journal)
-        let active = ActiveRecording(id: id, journal: journal, session: session, hooks: makeHooks(args, recordingId: id))
+        let active = ActiveRecording(id: id, journal: journal, session: session, hooks: makeHooks(args, recordingId: id), upload: args.upload)
         box.active = active
         do throws(ControlError) {
             try session.start()
@@ -164,6 +173,7 @@ final class SessionLifecycle: @unchecked Sendable {
             removed += store.remove(active.id)
         }
         let state = keepDirectory ? "failed" : active.session.state.rawValue
+        if !discarded, let sink = fileSink.withLock({ $0 }) { sink(active, outputs, true) }
         shared.withLock {
             $0.last = ServiceStatus.Ended(id: active.id, state: state, outputs: outputs, reason: active.endReason,
                                           errors: failures.isEmpty ? nil : failures)
@@ -192,7 +202,10 @@ final class SessionLifecycle: @unchecked Sendable {
         events.publish(ServiceEvent(kind: event.kind ?? (event.isWarning ? "warning" : event.handler == nil ? "state" : "handler"),
                                     recordingId: active.id, state: event.state.rawValue, reason: event.reason, handler: event.handler,
                                     time: event.time, at: RecordingService.now(), path: event.path))
-        if event.kind == "file-part", let path = event.path { announceSaved(active, path: path, kind: .part) }
+        if event.kind == "file-part", let path = event.path {
+            announceSaved(active, path: path, kind: .part)
+            if let sink = fileSink.withLock({ $0 }) { sink(active, [path], false) }
+        }
         guard event.handler == nil, event.state.isTerminal else { return }
         active.endReason = event.reason
         // A recording that ended by itself (window destroyed, every handler failed) is concluded

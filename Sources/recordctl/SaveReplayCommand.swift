@@ -20,12 +20,18 @@ struct SaveReplayCommand: ParsableCommand {
     @Flag(help: "Replace the output file if it exists.")
     var overwrite = false
 
+    @Option(name: .customLong("upload"), help: ArgumentHelp("Also upload the clip (s3://BUCKET/PREFIX, https://…, tus+https://…); the service owns the transfer.", valueName: "TARGET"))
+    var upload: String?
+
+    @OptionGroup(title: "Upload") var uploadFlags: UploadFlags
+
     func validate() throws {
         if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive, got \(seconds)") }
     }
 
     func run() throws {
-        let options = CommandOptions(seconds: seconds, output: output.map(absolutePath), overwrite: overwrite ? true : nil)
+        var options = CommandOptions(seconds: seconds, output: output.map(absolutePath), overwrite: overwrite ? true : nil)
+        options.upload = try upload.map { uploadFlags.options(target: try UploadFlags.target($0)) }
         let result: ControlResult
         do throws(ControlError) {
             let client = try ServiceConnection.connect(startIfNeeded: false)
@@ -35,5 +41,7 @@ struct SaveReplayCommand: ParsableCommand {
             throw ExitCode(ExitCodes.code(for: error))
         }
         Console.out(result.path ?? "")
+        for warning in result.warnings ?? [] { Console.error(warning) }
+        for u in result.uploads ?? [] { Console.error("upload \(u.id) queued: \(u.target)") }
     }
 }

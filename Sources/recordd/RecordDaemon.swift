@@ -40,6 +40,7 @@ enum RecordDaemon {
             source.setEventHandler {
                 coordinator.request(reason: "signal \(sig)", log: log) {
                     surfaces.stop()
+                    service.stopUploads()
                     service.stopForShutdown()
                     server.stop()
                 }
@@ -59,6 +60,7 @@ enum RecordDaemon {
         service.recoverInterruptedSessions()
         for r in service.status().recovered { log("recovered interrupted recording \(r.id) into \(r.path)") }
         surfaces.start()
+        service.startUploads(log: log)
 
         withExtendedLifetime(sources) { server.serve() }
         // The accept loop returns when a shutdown stopped the server, or when accept failed:

@@ -42,7 +42,9 @@ struct DependencyRules {
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
         // The service links no handler: the executables hand it the built-ins (`BuiltinExtension`s).
-        "RecordKitService": ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
+        "RecordKitService": ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
+        // Uploads the service owns (issue 20): RecordKit and packages only, never capture, media or the pipeline.
+        "RecordKitUploads": ["RecordKit", "CShims", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "Crypto", "XMLCoder"],
         // The thin command line (issue 12) and what it links; the engine runs the in-process verbs.
         "RecordKitControl": ["CShims"],
         // obs-websocket 5's protocol layer: the control values and SHA-256; no FFmpeg, X11 or PulseAudio.

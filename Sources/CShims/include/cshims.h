@@ -45,4 +45,9 @@ uint64_t cshim_thread_cpu_ns(void);
 /// Opts this process (and the processes it starts) out of transparent huge pages
 /// (prctl PR_SET_THP_DISABLE). 0, or -1 and errno.
 int cshim_disable_transparent_huge_pages(void);
+/// Lowers the calling thread only (not the process) to `nice_value` (setpriority on its tid) and
+/// to the best-effort I/O class at `io_level` (0 highest .. 7 lowest; ioprio_set on its tid):
+/// what upload threads use so capture and encoding keep the machine (docs/UPLOADS.md).
+/// 0, or -1 and errno of the first call that failed.
+int cshim_lower_thread_priority(int nice_value, int io_level);
 #endif

@@ -1,0 +1,37 @@
+/// Where and how to upload (the `--upload`/`--to` target and its options), as a client sends
+/// it. Never carries a credential: the service reads those from its own environment and files
+/// (docs/UPLOADS.md). A presigned URL in `target` is a secret: it is stored by the service and
+/// shown redacted only.
+public struct UploadOptions: Codable, Sendable, Equatable {
+    /// `s3://BUCKET/PREFIX`, `https://…` (presigned PUT URL) or `tus+https://…`.
+    public var target: String
+    /// The S3 endpoint URL (`--upload-endpoint`); nil: the service's `AWS_ENDPOINT_URL_S3`/`AWS_ENDPOINT_URL`.
+    public var endpoint: String?
+    /// The S3 region (`--upload-region`).
+    public var region: String?
+    /// `path` or `virtual` (`--upload-addressing`).
+    public var addressing: String?
+    /// The credentials profile (`--upload-profile`).
+    public var profile: String?
+    /// Delete the local file once the server's object was checked (size and checksum).
+    public var deleteAfterUpload: Bool?
+    /// The object name template (`--upload-name`), e.g. `{host}/{date}/{recording}/{file}`.
+    public var nameTemplate: String?
+    /// Preferred part size in MiB (S3; default 16).
+    public var partSizeMiB: Int?
+    /// `--upload-rate`: the service's upload bandwidth from now on (e.g. `20M`), for every upload.
+    public var rate: String?
+
+    /// Options for `target`.
+    public init(target: String, endpoint: String? = nil, region: String? = nil, addressing: String? = nil, profile: String? = nil,
+                deleteAfterUpload: Bool? = nil, nameTemplate: String? = nil, partSizeMiB: Int? = nil) {
+        self.target = target
+        self.endpoint = endpoint
+        self.region = region
+        self.addressing = addressing
+        self.profile = profile
+        self.deleteAfterUpload = deleteAfterUpload
+        self.nameTemplate = nameTemplate
+        self.partSizeMiB = partSizeMiB
+    }
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Upload benchmark (issue 20; numbers in docs/BENCHMARKS.md).
+
+1. A file (default 1 GiB) to the same local S3 server (SeaweedFS of scripts/upload-servers.sh),
+   alternating A B A B for --rounds rounds:
+     A  ours  recordctl upload FILE --to s3://recordings/bench/... (a fresh recordd per run)
+     B  aws   aws s3 cp FILE s3://recordings/bench/...
+   For each: wall time -> throughput; CPU seconds of the client (ours: recordd + recordctl from
+   /proc; aws: the process and its children, from wait4) per GiB; peak RSS (ours: recordd's
+   VmHWM, aws: ru_maxrss). Every object is checked with boto3 (size, SHA-256 once).
+2. --with-recording: a 1080p30 `recordctl start` of --rec-seconds alone, then the same with the
+   upload running beside it: frames in the file (ffprobe -count_frames) against 30 x seconds, and
+   the recording's CPU (recordd's threads other than the upload thread and NIO's event loops,
+   from /proc/PID/task/*/stat).
+
+  flock -o /work/coord/bench.lock scripts/benchmark-upload.py --size-mib 1024 --rounds 2 --with-recording
+Needs the rig (scripts/rig.sh start; source rig-run/env) and a release build (swift build -c release).
+"""
+import argparse, hashlib, json, os, resource, shutil, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KEY, SECRET = "rktestkey", "rktestsecret0123456789"
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def sh(cmd, env=None, timeout=900, check=True):
+    r = subprocess.run(cmd, env=env, timeout=timeout, capture_output=True, text=True)
+    if check and r.returncode != 0:
+        sys.exit(f"benchmark-upload: {' '.join(cmd)} failed ({r.returncode}): {r.stderr[-2000:]}")
+    return r
+
+
+def proc_cpu(pid, skip_threads=()):
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                s = f.read()
+            name = s[s.index("(") + 1:s.rindex(")")]
+            if any(name.startswith(p) for p in skip_threads):
+                continue
+            fields = s[s.rindex(")") + 2:].split()
+            total += int(fields[11]) + int(fields[12])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total / TICK
+
+
+def hwm(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+class Service:
+    def __init__(self, bin_dir, work):
+        self.bin = bin_dir
+        self.env = dict(os.environ, XDG_RUNTIME_DIR=tempfile.mkdtemp(prefix="rk-bu-"), XDG_STATE_HOME=work + "/state",
+                        AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET, AWS_SHARED_CREDENTIALS_FILE="/nonexistent")
+        os.chmod(self.env["XDG_RUNTIME_DIR"], 0o700)
+        sh([self.ctl, "status", "--json"], env=self.env)
+        self.pid = json.loads(sh([self.ctl, "status", "--json"], env=self.env).stdout)["service"]["pid"]
+
+    @property
+    def ctl(self):
+        return os.path.join(self.bin, "recordctl")
+
+    def stop(self):
+        sh([self.ctl, "service", "stop"], env=self.env, check=False)
+        for _ in range(50):
+            if not os.path.exists(f"/proc/{self.pid}"):
+                break
+            time.sleep(0.1)
+        shutil.rmtree(self.env["XDG_RUNTIME_DIR"], ignore_errors=True)
+
+
+def check_object(endpoint, key, size):
+    r = sh(["python3", os.path.join(ROOT, "Tests/Fixtures/uploads/s3tool.py"), "object", endpoint, "recordings", key],
+           env=dict(os.environ, RK_S3_KEY=KEY, RK_S3_SECRET=SECRET))
+    got = r.stdout.split()
+    if int(got[0]) != size:
+        sys.exit(f"benchmark-upload: {key} has {got[0]} bytes, expected {size}")
+    return got[1]
+
+
+def run_ours(bin_dir, work, file, endpoint, size, key):
+    svc = Service(bin_dir, work)
+    try:
+        cpu0 = proc_cpu(svc.pid)
+        t0 = time.monotonic()
+        r = subprocess.run([svc.ctl, "upload", file, "--to", "s3://recordings/bench", "--upload-endpoint", endpoint,
+                            "--upload-name", key, "--json"], env=svc.env, capture_output=True, text=True, timeout=1800)
+        wall = time.monotonic() - t0
+        ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if r.returncode != 0:
+            sys.exit(f"benchmark-upload: recordctl upload failed: {r.stderr}")
+        cpu = proc_cpu(svc.pid) - cpu0
+        return {"wall": wall, "cpu": cpu, "peak": hwm(svc.pid), "key": "bench/" + key}
+    finally:
+        svc.stop()
+
+
+def run_aws(file, endpoint, key):
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=KEY, AWS_SECRET_ACCESS_KEY=SECRET, AWS_DEFAULT_REGION="us-east-1")
+    t0 = time.monotonic()
+    p = subprocess.Popen(["aws", "--endpoint-url", endpoint, "s3", "cp", "--only-show-errors", file, f"s3://recordings/bench/{key}"], env=env)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    if status != 0:
+        sys.exit("benchmark-upload: aws s3 cp failed")
+    return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "peak": ru.ru_maxrss * 1024, "key": "bench/" + key}
+
+
+def frames(path):
+    r = sh(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=nb_read_frames",
+            "-of", "csv=p=0", path])
+    return int(r.stdout.strip() or 0)
+
+
+def record(bin_dir, work, seconds, upload_file, endpoint, tag):
+    svc = Service(bin_dir, work)
+    try:
+        out = os.path.join(work, f"rec-{tag}.mp4")
+        sh([svc.ctl, "start", "--output", out, "--frame-rate-mode", "constant"], env=svc.env)
+        skip = ("rk-uploads", "NIO-ELT")
+        cpu0 = proc_cpu(svc.pid, skip)
+        up = None
+        if upload_file:
+            up = subprocess.Popen([svc.ctl, "upload", upload_file, "--to", "s3://recordings/bench", "--upload-endpoint", endpoint,
+                                   "--upload-name", f"rec-{tag}-{{upload}}", "--no-wait"], env=svc.env, stdout=subprocess.PIPE)
+            up.wait(timeout=60)
+        time.sleep(seconds)
+        cpu = proc_cpu(svc.pid, skip) - cpu0
+        sh([svc.ctl, "stop"], env=svc.env, timeout=120)
+        if upload_file:
+            sh([svc.ctl, "uploads", "wait"], env=svc.env, timeout=1800)
+        return {"frames": frames(out), "expected": 30 * seconds, "cpu": cpu}
+    finally:
+        svc.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size-mib", type=int, default=1024)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--endpoint", default=f"http://127.0.0.1:{int(os.environ.get('RK_UPLOAD_PORT_BASE', '19500')) + 2}")
+    ap.add_argument("--bin", default=os.path.join(ROOT, ".build/release"))
+    ap.add_argument("--with-recording", action="store_true")
+    ap.add_argument("--rec-seconds", type=int, default=20)
+    a = ap.parse_args()
+    sh([os.path.join(ROOT, "scripts/upload-servers.sh"), "start", os.environ.get("RK_UPLOAD_DIR", os.path.join(ROOT, "rig-run/uploads")), "seaweedfs"])
+    work = tempfile.mkdtemp(prefix="rk-bench-upload-", dir=os.environ.get("RK_RIG_DIR", "/tmp"))
+    file = os.path.join(work, "payload.bin")
+    with open(file, "wb") as f:
+        for _ in range(a.size_mib):
+            f.write(os.urandom(1 << 20))
+    size = a.size_mib << 20
+    print(f"load before: {os.getloadavg()}")
+    rows = []
+    for i in range(a.rounds):
+        for name in ("ours", "aws"):
+            key = f"{name}-{i}-{int(time.time())}.bin"
+            r = run_ours(a.bin, work, file, a.endpoint, size, key) if name == "ours" else run_aws(file, a.endpoint, key)
+            check_object(a.endpoint, r["key"], size)
+            r.update(name=name, mibps=a.size_mib / r["wall"], cpu_per_gib=r["cpu"] / (a.size_mib / 1024))
+            rows.append(r)
+            print(f"{name:5} round {i}: {r['mibps']:7.1f} MiB/s  CPU {r['cpu_per_gib']:6.2f} s/GiB  peak {r['peak'] / 2**20:7.1f} MiB", flush=True)
+    def mean(n, k):
+        v = [r[k] for r in rows if r["name"] == n]
+        return sum(v) / len(v)
+    print(f"ratios ours/aws: throughput {mean('ours', 'mibps') / mean('aws', 'mibps'):.2f}x, "
+          f"CPU per GiB {mean('ours', 'cpu_per_gib') / mean('aws', 'cpu_per_gib'):.2f}x; "
+          f"ours peak {max(r['peak'] for r in rows if r['name'] == 'ours') / 2**20:.1f} MiB (bound: 16 MiB x 4 + 32 MiB over the idle service)")
+    if a.with_recording:
+        alone = record(a.bin, work, a.rec_seconds, None, a.endpoint, "alone")
+        beside = record(a.bin, work, a.rec_seconds, file, a.endpoint, "beside")
+        for n, r in (("alone", alone), ("with upload", beside)):
+            print(f"recording {n:12}: {r['frames']} frames of {r['expected']}, recording CPU {r['cpu']:.2f} s")
+        print(f"recording CPU with upload / alone: {beside['cpu'] / max(alone['cpu'], 1e-9):.3f}x")
+    print(f"load after: {os.getloadavg()}")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
