@@ -9,7 +9,7 @@ directory), enables obs-websocket on 127.0.0.1:PORT, starts a whole-screen recor
 rig's 1920x1080 display at 30 fps, sends GetRecordStatus requests one after the other from a
 websocket-client connection, and prints p50, p90, p99 and max in milliseconds with the load average.
 """
-import argparse, base64, hashlib, json, os, subprocess, sys, tempfile, time
+import argparse, base64, hashlib, json, os, shutil, subprocess, sys, tempfile, time
 
 def main():
     ap = argparse.ArgumentParser()
@@ -46,6 +46,7 @@ def main():
     finally:
         ctl("stop")
         ctl("service", "stop")
+        shutil.rmtree(tmp, ignore_errors=True)
     times.sort()
     q = lambda p: times[min(len(times) - 1, int(p * len(times)))]
     print(json.dumps({"requests": len(times), "p50_ms": round(q(0.5), 3), "p90_ms": round(q(0.9), 3), "p99_ms": round(q(0.99), 3),
