@@ -43,6 +43,8 @@ public final class VideoEncoder: @unchecked Sendable {
     /// hundreds of page faults (and the kernel zeroing them) each time.
     private let picturePool: OpaquePointer
     private var lastKeyPts = Int64.min / 2  // the encode side only
+    /// The decode time of the last packet emitted, across restarts (the encode side only).
+    private var lastDts = Int64.min
     private let frameRate: Int
     private let outputWidth: Int
     private let outputHeight: Int
@@ -299,7 +301,14 @@ public final class VideoEncoder: @unchecked Sendable {
     private func sample(from packet: UnsafeMutablePointer<AVPacket>) -> SampleBuffer {
         let timescale = Int32(frameRate)
         let pts = packet.pointee.pts
-        let dts = packet.pointee.dts == shim_av_nopts_value() ? pts : packet.pointee.dts
+        var dts = packet.pointee.dts == shim_av_nopts_value() ? pts : packet.pointee.dts
+        // A restarted x264 with B-frames starts its decode times before its first picture by its
+        // reorder delay measured in its first pictures' timestamps: at variable frame rate on a
+        // still screen (pictures half a second apart) that reaches back before the packets the
+        // old encoder emitted last. Decode times must increase, so they are moved just past the
+        // last one; the order and every presentation time stay (a decoder needs nothing else).
+        if dts <= lastDts { dts = min(lastDts + 1, pts) }
+        lastDts = max(lastDts, dts)
         let duration = packet.pointee.duration > 0 ? packet.pointee.duration : 1
         let isKey = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
         let encoded = EncodedPacket(data: PacketBuffer.adopting(packet), decodeTime: MediaTime(value: dts, timescale: timescale),

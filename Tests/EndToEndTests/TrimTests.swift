@@ -80,8 +80,8 @@ final class TrimTests: EndToEndTestCase {
         try assertTrimKeepsExactlyTheFrames(frameRateMode: "constant")
     }
 
-    /// The same with the default variable frame rate (issue 11: no B-frames, frames only when
-    /// the picture changes).
+    /// The same with the default variable frame rate (issue 11: frames only when the picture
+    /// changes; a file's encode keeps its B-frames since issue 23).
     func testVariableFrameRateRecordingTrimsTheSameWay() throws {
         try assertTrimKeepsExactlyTheFrames(frameRateMode: "variable")
     }

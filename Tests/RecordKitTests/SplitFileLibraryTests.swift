@@ -5,6 +5,7 @@ import RecordKitCapture
 import RecordKitExtensions
 import RecordKitPipeline
 @testable import FileUploadExtension
+import MediaTestSupport
 import XCTest
 
 /// Split files at the library level (issue 10): the `split` action through ``Recorder`` with no

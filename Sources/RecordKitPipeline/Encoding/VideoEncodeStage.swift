@@ -18,6 +18,16 @@ import Synchronization
 /// again: the last converted picture is encoded at the new time (x264 copies its input). With
 /// `spliceSkips` (constant frame rate, libx264, every consumer a file) it is not even encoded:
 /// ``StillRunEncoder`` splices a skip picture into x264's output instead.
+///
+/// `drainWhenStill` (variable frame rate, an encoder with look-ahead, issue 23): a still screen
+/// sends two pictures a second, so x264's look-ahead (about 12 pictures at veryfast with frame
+/// threads) would hold the last pictures for six seconds. When an unchanged picture arrives at a
+/// slot where a key frame is due, or while x264 still holds a changed picture at least a second
+/// old, x264 is drained and opened again (``VideoEncoder/restart(emit:)``), and the unchanged
+/// picture becomes the fresh encoder's key frame: when the screen stops changing, what changed
+/// reaches the file within about a second and a half, and on a still screen the stream is at
+/// most a key frame interval (plus half a second) behind. Moving content (every picture
+/// changed) is never drained: x264 keeps its look-ahead, about 0.4 s at 30 fps.
 final class VideoEncodeStage: @unchecked Sendable {
     let route: SampleRoute
     private let encoder: VideoEncoder
@@ -43,6 +53,11 @@ final class VideoEncodeStage: @unchecked Sendable {
     private var lastFrame: ConvertedPicture?  // on `queue` only: repeated into the final slot at stop
     private var failed = false          // on `queue` only
     private let still: StillRunEncoder?  // on `queue` only
+    private let drainWhenStill: Bool
+    private var lastChangedPts: Int64 = .min   // on `queue` only: the newest changed picture fed
+    private var heldChangeSince: Int64?        // on `queue` only: the oldest changed picture x264 may still hold
+    private var maxEmittedPts: Int64 = .min    // on `queue` only
+    private let restartCount = Atomic<Int64>(0)
     private let skippedFrames = Atomic<Int64>(0)
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
@@ -53,7 +68,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let describeEncoder: String
 
     init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String, lowDelay: Bool = false,
-         spliceSkips: Bool = false, onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void,
+         spliceSkips: Bool = false, drainWhenStill: Bool = false, onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void,
          onOverload: @escaping @Sendable (String) -> Void = { _ in }) throws(MediaError) {
         self.route = .video(.encoded(settings))
         let encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id,
@@ -61,6 +76,7 @@ final class VideoEncodeStage: @unchecked Sendable {
         self.encoder = encoder
         self.frameRate = frameRate
         self.still = spliceSkips && !lowDelay ? Self.stillRunEncoder(for: encoder, id: id) : nil
+        self.drainWhenStill = drainWhenStill && !lowDelay && !spliceSkips
         self.queue = DispatchQueue(label: "recordkit.encode.\(id)", qos: .userInteractive)
         self.convertQueue = DispatchQueue(label: "recordkit.convert.\(id)", qos: .userInteractive)
         self.onPacket = onPacket
@@ -149,8 +165,27 @@ final class VideoEncodeStage: @unchecked Sendable {
                 encodedFrames.store(still.fedFrames, ordering: .relaxed)
                 skippedFrames.store(still.skipFrames, ordering: .relaxed)
             } else {
-                try encoder.encode(frame, pts: pts, emit: onPacket)
+                guard drainWhenStill else {
+                    try encoder.encode(frame, pts: pts, emit: onPacket)
+                    encodedFrames.add(1, ordering: .relaxed)
+                    return
+                }
+                let emit: (SampleBuffer) -> Void = { [self] sample in
+                    maxEmittedPts = max(maxEmittedPts, sample.presentationTime.value)
+                    onPacket(sample)
+                }
+                let changeOverdue = heldChangeSince.map { pts - $0 >= Int64(frameRate) } ?? false
+                if !changed && (changeOverdue || encoder.isKeyFrameDue(at: pts)) {
+                    try encoder.restart(emit: emit)
+                    restartCount.add(1, ordering: .relaxed)
+                }
+                try encoder.encode(frame, pts: pts, emit: emit)
                 encodedFrames.add(1, ordering: .relaxed)
+                if changed {
+                    lastChangedPts = pts
+                    if heldChangeSince == nil { heldChangeSince = pts }
+                }
+                if maxEmittedPts >= lastChangedPts { heldChangeSince = nil }
             }
         } catch {
             failed = true
@@ -208,6 +243,8 @@ final class VideoEncodeStage: @unchecked Sendable {
     var format: EncodedFormat { still?.format ?? encoder.format }
     /// Skip pictures spliced in for unchanged slots (constant frame rate, see ``StillRunEncoder``).
     var skipped: Int64 { skippedFrames.load(ordering: .relaxed) }
+    /// Times the encoder was drained and opened again on a still screen (`drainWhenStill`).
+    var restarts: Int64 { restartCount.load(ordering: .relaxed) }
     /// Frames dropped because the encoder was behind.
     var dropped: Int64 { droppedFrames.load(ordering: .relaxed) }
     /// Frames given to the encoder.

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import RecordKit
 import RecordKitCapture
 import RecordKitMedia
@@ -51,14 +52,20 @@ struct RecordingGraphBuilder {
 
         // One encoder per distinct route, opened now so that handlers learn their formats at start.
         // Skips are spliced only into video that no live consumer waits for (issue 11).
+        // At variable frame rate only live routes encode with low delay; a route whose every
+        // consumer stores what it gets (a file) keeps x264's look-ahead, B-frames and mbtree, and
+        // is drained on a still screen (issue 23: the same quality for about 0.55 of the bits).
+        let allRoutes = Set(routesPerHandler.flatMap { $0 })
         let liveRoutes = Set(zip(inputs, routesPerHandler).filter { !$0.0.toleratesEncoderDelay }.flatMap { $0.1 })
-        let spliceRoutes = configuration.screen.frameRateMode == .constant
-            ? Set(routesPerHandler.flatMap { $0 }).subtracting(liveRoutes) : []
+        let variable = configuration.screen.frameRateMode == .variable
+        let spliceRoutes = variable ? [] : allRoutes.subtracting(liveRoutes)
+        let lowDelayRoutes = !variable ? [] : Self.lowDelayForEveryRoute ? allRoutes : liveRoutes
+        let drainRoutes = variable ? allRoutes.subtracting(lowDelayRoutes) : []
         let slot = DispatcherSlot()
-        let encoders = try EncoderSet.open(routes: Set(routesPerHandler.flatMap { $0 }), capture: capture,
+        let encoders = try EncoderSet.open(routes: allRoutes, capture: capture,
                                            frameRate: configuration.screen.framesPerSecond, slot: slot,
-                                           lowDelay: configuration.screen.frameRateMode == .variable,
-                                           spliceRoutes: spliceRoutes,
+                                           lowDelayRoutes: lowDelayRoutes, spliceRoutes: spliceRoutes, drainRoutes: drainRoutes,
+                                           singleAudioTrack: audioTypes.count == 1 ? audioTypes.first : nil,
                                            onRouteFailed: onRouteFailed,
                                            onOverload: onOverload)
 
@@ -99,7 +106,7 @@ struct RecordingGraphBuilder {
 
         // A spliced stream reaches its handlers up to a GOP (plus x264's look-ahead) late on a still
         // screen; their audio waits that long for it, so they still get one timeline order.
-        let dispatcher = Dispatcher(runners: runners, longerHolds: Self.holds(for: spliceRoutes))
+        let dispatcher = Dispatcher(runners: runners, longerHolds: Self.holds(for: spliceRoutes.union(drainRoutes), variable: variable))
         slot.connect(dispatcher)
         let wanted = dispatcher.routes
         let audioGraph = AudioGraph(timeline: timeline, tracks: audioTypes, sinks: encoders.audioSinks(for: wanted))
@@ -127,13 +134,23 @@ final class DispatcherSlot: @unchecked Sendable {
 }
 
 extension RecordingGraphBuilder {
-    /// How long the handlers of each spliced video route may wait for its video: the key frame
-    /// interval, when ``StillRunEncoder`` drains x264, plus a second for its look-ahead.
-    private static func holds(for spliceRoutes: Set<SampleRoute>) -> [SampleRoute: UInt64] {
+    /// `RECORDKIT_LOW_DELAY_FILES=1`: every route of a variable-frame-rate recording encodes with
+    /// low delay, as files did before issue 23 (for A/B measurements: scripts/benchmark-rd.py).
+    static var lowDelayForEveryRoute: Bool {
+        guard let value = getenv("RECORDKIT_LOW_DELAY_FILES") else { return false }
+        return String(cString: value) == "1"
+    }
+
+    /// How long the handlers of each spliced or drained video route may wait for its video: the
+    /// key frame interval, when ``StillRunEncoder`` or ``VideoEncodeStage`` drains x264, plus
+    /// x264's look-ahead: a second at constant frame rate; at variable frame rate, where a
+    /// slowly changing screen (a few pictures a second, none unchanged) fills the look-ahead
+    /// slowly, six seconds.
+    private static func holds(for routes: Set<SampleRoute>, variable: Bool) -> [SampleRoute: UInt64] {
         var holds: [SampleRoute: UInt64] = [:]
-        for route in spliceRoutes {
+        for route in routes {
             guard case .video(.encoded(let settings)) = route else { continue }
-            holds[route] = UInt64((settings.keyFrameIntervalSeconds + 1) * 1_000_000_000)
+            holds[route] = UInt64((settings.keyFrameIntervalSeconds + (variable ? 6 : 1)) * 1_000_000_000)
         }
         return holds
     }

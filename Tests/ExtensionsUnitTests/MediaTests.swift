@@ -2,6 +2,7 @@ import FileUploadExtension
 import Foundation
 import RecordKit
 import RecordKitMedia
+import MediaTestSupport
 import XCTest
 
 /// The media layer and the file handler, end to end on synthetic input, checked with ffprobe
