@@ -60,6 +60,44 @@ final class SRTTests: EndToEndTestCase {
         XCTAssertEqual(probe.video.first?.duration ?? 0, 3, accuracy: 0.15, "the file is complete: \(probe)")
     }
 
+    /// The listener goes away 5 s into a 14 s recording and another comes up on the same port
+    /// a second later: the output reconnects by itself (back-off: first attempt after about 2 s)
+    /// and the second listener receives the rest, from a key frame; the recording ends well.
+    func testStreamReconnectsToAListenerThatCameBack() throws {
+        let first = path("first.ts"), second = path("second.ts")
+        func listen(into file: String) throws -> RunningProcess {
+            try RunningProcess("sh", ["-c", "exec srt-live-transmit -q -a no -t 60 'srt://127.0.0.1:19614?mode=listener' file://con > '\(file)'"])
+        }
+        let one = try listen(into: first)
+        defer { if one.isRunning { one.send(SIGTERM) }; _ = one.wait(timeout: 5) }
+        Thread.sleep(forTimeInterval: 0.5)
+        let rc = try Recordctl(rig)
+        let w = try window(size: (640, 480), position: (100, 100), color: windowColour)
+        let recording = try rc.start(["--frame-rate-mode", "constant", "--window", w.id, "--duration", "14", "--output", path("beside.mp4"),
+                                      "--srt", "srt://127.0.0.1:19614?streamid=\(streamID)"])
+        Thread.sleep(forTimeInterval: 5)
+        one.send(SIGTERM)
+        _ = one.wait(timeout: 5)
+        Thread.sleep(forTimeInterval: 1)
+        let two = try listen(into: second)
+        defer { if two.isRunning { two.send(SIGTERM) }; _ = two.wait(timeout: 5) }
+        let r = recording.wait(timeout: 90)
+        XCTAssertEqual(r.exitCode, Recordctl.Exit.ok, "reconnected, so the recording ends well: \(r)")
+        assertNoSecret(in: r.stdout + r.stderr)
+        _ = two.wait(timeout: 10)
+        for (file, atLeast) in [(first, 2.0), (second, 4.0)] {
+            let probe = try FFprobe.probe(file)
+            let v = try XCTUnwrap(probe.video.first, "\(file): \(probe)")
+            let span = try FFprobe.packetSpan(file, streamIndex: v.index)
+            XCTAssertGreaterThan(Double(span.count), atLeast * fps * 0.9, "\(file): \(span)")
+            let keyFirst = try ProcessRunner.output("ffprobe", ["-v", "error", "-select_streams", "v", "-read_intervals", "%+#1",
+                                                                "-show_entries", "packet=flags", "-of", "csv=p=0", file])
+            XCTAssertTrue(String(decoding: keyFirst, as: UTF8.self).hasPrefix("K"), "\(file) starts with a key frame")
+            let f = try FrameSampler.frame(file, at: 1.0)
+            assertColour(f, f.fullRect.inset(0.1), is: RGB(hex: windowColour), "\(file) at 1 s")
+        }
+    }
+
     // MARK: Helpers
 
     private func record(url: String, seconds: Int, output: String? = nil) throws -> ProcessResult {
