@@ -24,9 +24,10 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // The config file ($XDG_CONFIG_HOME/recordkit/config.toml): TOML with line numbers in errors.
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
-        // The preview's local web server (HTTP + WebSocket): no dependencies of its own, so a clean
-        // build adds seconds, not the minutes SwiftNIO costs (docs/PREVIEW.md).
-        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        // Every loopback web surface (preview, obs-websocket, metrics) is served by RecordKitWeb on
+        // SwiftNIO: a bounded HTTP/1 parser with configurable limits and a bounded WebSocket frame
+        // decoder, with every other limit a handler of our own in a pipeline we own (docs/WEB.md).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -67,6 +68,13 @@ let package = Package(
         // links. Foundation and CShims only: never FFmpeg, X11 or PulseAudio (DependencyRules).
         .target(name: "RecordKitControl", dependencies: ["CShims"], path: "Sources/RecordKitControl"),
 
+        // MARK: The one hardened HTTP/WebSocket server of every loopback surface (issue 24, docs/WEB.md).
+        // SwiftNIO only: never FFmpeg, X11 or PulseAudio, so the fuzzer builds it alone.
+        .target(name: "RecordKitWeb",
+                dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                               .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio")],
+                path: "Sources/RecordKitWeb"),
+
         // MARK: The service: sessions, recovery, the server side of the control protocol (used by recordd
         // and recordctl-engine).
         // It names no concrete handler: every handler comes from the catalog by name.
@@ -82,7 +90,7 @@ let package = Package(
         .target(name: "ReplayBufferExtension", dependencies: ["RecordKit", "RecordKitMedia"],
                 path: "Extensions/ReplayBuffer", resources: [.embedInCode("manifest.json")]),
         // The live preview and review page (issue 9): a loopback web server fed by the shared encode.
-        .target(name: "PreviewExtension", dependencies: ["RecordKit", "RecordKitMedia", .product(name: "FlyingFox", package: "FlyingFox")],
+        .target(name: "PreviewExtension", dependencies: ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
                 path: "Extensions/Preview", resources: [.embedInCode("manifest.json"), .embedInCode("page.html")]),
         // The list of built-in extensions: the one place that names a concrete handler.
         .target(name: "RecordKitBuiltins", dependencies: ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension",
@@ -137,6 +145,11 @@ let package = Package(
         // its corpus (Tests/Fuzz/corpus), so they always compile.
         .executableTarget(name: "rk-fuzz-control", dependencies: ["RecordKitControl"], path: "Tests/Fuzz/control"),
         .executableTarget(name: "rk-fuzz-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"], path: "Tests/Fuzz/extension"),
+        // The loopback web server's request path and WebSocket framing (issue 24): RecordKitWeb and
+        // NIO's EmbeddedChannel only, no FFmpeg or X11.
+        .executableTarget(name: "rk-fuzz-web", dependencies: ["RecordKitWeb", .product(name: "NIOEmbedded", package: "swift-nio"),
+                                                              .product(name: "NIOCore", package: "swift-nio")],
+                          path: "Tests/Fuzz/web"),
 
         // MARK: Test support: what several test targets share.
         .target(name: "MediaTestSupport", dependencies: ["RecordKit", "RecordKitMedia"], path: "Tests/Support/MediaTestSupport"),
@@ -164,5 +177,7 @@ let package = Package(
                                    "CColorConversion", "CFFmpeg", "MediaTestSupport", "ExtensionTestSupport", "HandlerTestSupport"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
+        // RecordKitWeb alone, over real sockets on 127.0.0.1 in process (no rig).
+        .testTarget(name: "WebUnitTests", dependencies: ["RecordKitWeb"], path: "Tests/WebUnitTests"),
     ]
 )

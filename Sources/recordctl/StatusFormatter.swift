@@ -36,7 +36,9 @@ enum StatusFormatter {
             lines.append("last: \(last.id) \(last.state)\(last.reason.map { " (\($0))" } ?? "")" + (last.outputs.isEmpty ? "" : ": " + last.outputs.joined(separator: ", ")))
         }
         for e in s.last?.errors ?? [] { lines.append("last error: \(e)") }
-        for r in s.recovered { lines.append("recovered: \(r.id) into \(r.path)") }
+        for r in s.recovered {
+            lines.append(r.path.isEmpty ? "recovered: \(r.id): nothing to recover (\(r.nothing ?? "no media reached the file"))" : "recovered: \(r.id) into \(r.path)")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -35,8 +35,8 @@ struct DependencyRules {
         "FileUploadExtension": ["RecordKit", "RecordKitMedia"],
         "ReplayBufferExtension": ["RecordKit", "RecordKitMedia"],
         "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
-        // The preview's web server: FlyingFox (its product) and FlyingSocks (its socket layer).
-        "PreviewExtension": ["RecordKit", "RecordKitMedia", "FlyingFox", "FlyingSocks"],
+        // The preview's web server: RecordKitWeb (issue 24), the one server of every loopback surface.
+        "PreviewExtension": ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
         // The service links no handler: the executables hand it the built-ins (`BuiltinExtension`s).
@@ -60,10 +60,13 @@ struct DependencyRules {
         "rk-extension-bench": ["RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
         "rk-fuzz-control": ["RecordKitControl"],  // the parser alone: no FFmpeg, X11 or PulseAudio
         "rk-fuzz-extension": ["RecordKit", "RecordKitExtensionSDK"],
+        "rk-fuzz-web": ["RecordKitWeb", "NIOCore", "NIOEmbedded"],  // the web server alone, on an EmbeddedChannel
         // Test support shared by test targets.
         "MediaTestSupport": ["RecordKit", "RecordKitMedia"],
         "ExtensionTestSupport": ["RecordKit", "RecordKitExtensions"],
         "HandlerTestSupport": ["RecordKit"],
+        // The one loopback web server (issue 24): SwiftNIO only, never FFmpeg, X11 or PulseAudio.
+        "RecordKitWeb": ["NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket"],
     ]
     /// Parts that must never reach a concrete handler, not even through another target: only the
     /// list of built-ins names them, and only the executables link that list.
