@@ -24,6 +24,10 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // The config file ($XDG_CONFIG_HOME/recordkit/config.toml): TOML with line numbers in errors.
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        // SHA-256 for obs-websocket's authentication challenge (Foundation on Linux has no digest).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The opt-in Prometheus endpoint's registry and text format (issue 22, docs/METRICS.md).
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Every loopback web surface (preview, obs-websocket, metrics) is served by RecordKitWeb on
         // SwiftNIO: a bounded HTTP/1 parser with configurable limits and a bounded WebSocket frame
         // decoder, with every other limit a handler of our own in a pipeline we own (docs/WEB.md).
@@ -67,6 +71,20 @@ let package = Package(
         // MARK: The control protocol's values and its client side (issue 12): what the thin `recordctl`
         // links. Foundation and CShims only: never FFmpeg, X11 or PulseAudio (DependencyRules).
         .target(name: "RecordKitControl", dependencies: ["CShims"], path: "Sources/RecordKitControl"),
+
+        // MARK: Control surfaces (issue 22): obs-websocket 5's protocol (codecs, authentication, op
+        // dispatch, the requests and events mapped onto the service's one request API), apart from the
+        // transport, so it is tested without a socket.
+        .target(name: "RecordKitOBSWebSocket",
+                dependencies: ["RecordKitControl", .product(name: "Crypto", package: "swift-crypto")],
+                path: "Sources/RecordKitOBSWebSocket"),
+
+        // The surfaces recordd runs beside its socket (hotkeys with notifications; obs-websocket), each a
+        // client of the service's one request API (LocalControlClient).
+        .target(name: "RecordKitSurfaces",
+                dependencies: ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb",
+                               .product(name: "Prometheus", package: "swift-prometheus")],
+                path: "Sources/RecordKitSurfaces"),
 
         // MARK: The one hardened HTTP/WebSocket server of every loopback surface (issue 24, docs/WEB.md).
         // SwiftNIO only: never FFmpeg, X11 or PulseAudio, so the fuzzer builds it alone.
@@ -124,7 +142,7 @@ let package = Package(
                 "RecordKitMedia",  // `recordctl trim` (MovieTrimmer), in process
             ],
             path: "Sources/recordctl-engine"),
-        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins"], path: "Sources/recordd"),
+        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces"], path: "Sources/recordd"),
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
         // Test support: flashes a window and beeps into a PulseAudio sink at the same instant (A/V sync tests).
@@ -168,6 +186,9 @@ let package = Package(
                                    "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension", "CFFmpeg",
                                    "ExtensionTestSupport", "MediaTestSupport"],
                     path: "Tests/ExtensionsUnitTests"),
+        // The control surfaces' protocol layers alone (no rig, no server): obs-websocket's codecs, authentication, op dispatch.
+        .testTarget(name: "ControlSurfacesUnitTests", dependencies: ["RecordKitOBSWebSocket", "RecordKitControl"],
+                    path: "Tests/ControlSurfacesUnitTests"),
         .testTarget(name: "ServiceUnitTests", dependencies: ["RecordKitService", "CShims", "ExtensionTestSupport"], path: "Tests/ServiceUnitTests"),
 
         // MARK: Tests on the rig (real Xvfb, real PulseAudio, nginx-rtmp; see scripts/rig.sh).

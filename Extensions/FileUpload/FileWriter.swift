@@ -19,15 +19,6 @@ final class FileWriter {
     /// An MP4's fragments read as they are written (once a second), so finalizing reads only the
     /// last ones (issue 23); nil for Matroska, or after a read failed (finalizing then reads all).
     private(set) var scanner: MP4FragmentScanner?
-    /// Streams that had a packet, until the first fragment is cut early (then empty for good).
-    private var streamsSeen: Set<Int> = []
-    private var firstPacketNs: UInt64?
-    private var firstFragmentCut = false
-
-    /// How long after its first packet the first fragment is cut (every stream having had a
-    /// packet), instead of after a second of media: a recording killed in its first second keeps
-    /// what reached the muxer (issue 24).
-    static let firstFragmentNs: UInt64 = 250_000_000
 
     /// How often written data is forced to disk.
     static let syncIntervalNs: UInt64 = 1_000_000_000
@@ -81,7 +72,6 @@ final class FileWriter {
         }
         hasMedia = true
         let now = Self.monotonicNs()
-        if !firstFragmentCut { try cutFirstFragmentIfDue(stream: index, now: now, muxer: muxer) }
         if now - lastSyncNs >= Self.syncIntervalNs {
             lastSyncNs = now
             if syncFD >= 0, fsync(syncFD) != 0 {
@@ -91,23 +81,6 @@ final class FileWriter {
                 do throws(MediaError) { try scanner.advance(fd: syncFD, path: path, final: false) } catch { self.scanner = nil }
             }
         }
-    }
-
-    /// Cuts the first fragment once every stream had a packet and ``firstFragmentNs`` passed
-    /// since the first one.
-    private func cutFirstFragmentIfDue(stream: Int, now: UInt64, muxer: Muxer) throws(BroadcastError) {
-        streamsSeen.insert(stream)
-        let first = firstPacketNs ?? now
-        firstPacketNs = first
-        guard streamsSeen.count == streamIndex.count, now - first >= Self.firstFragmentNs else { return }
-        firstFragmentCut = true
-        streamsSeen = []
-        do {
-            try muxer.flushFragment()
-        } catch {
-            throw BroadcastError(.outputFailed, "writing \(displayPath) failed: \(error.reason ?? error.message)")
-        }
-        if syncFD >= 0 { _ = fsync(syncFD) }
     }
 
     /// Adds chapters, written with the trailer (Matroska); a failure only loses the chapters.

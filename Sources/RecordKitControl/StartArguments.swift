@@ -61,6 +61,11 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var splitSize: Double?
     /// Whether an MP4 file gets its index first (`--faststart`): stop then rewrites the file.
     public var faststart: Bool = false
+    /// Shell commands run after each file of the recording is final (`--on-saved`, config
+    /// `[hooks] on-saved`): the recording, each split part, each replay clip (docs/recordctl/hooks.md).
+    public var onSaved: [String] = []
+    /// Seconds a hook may run before it is ended (nil: ``HookDefaults/timeoutSeconds``).
+    public var hookTimeout: Double?
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -98,5 +103,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
         faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart
+        onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
+        hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)
     }
 }

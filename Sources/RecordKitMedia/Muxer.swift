@@ -197,26 +197,6 @@ public final class Muxer: @unchecked Sendable {
         if encoded.isKeyFrame { packet.pointee.flags |= AV_PKT_FLAG_KEY }
     }
 
-    /// Cuts the fragment (fragmented MP4) or cluster (Matroska) now, so that what was written so
-    /// far is in the file and plays even if the process dies next (the first cut of an MP4 also
-    /// writes its index). Packets held for interleaving are written first. Call only once every
-    /// stream has had a packet: an index written earlier would miss a track's start.
-    public func flushFragment() throws(MediaError) {
-        guard state == .open, let context else { throw MediaError("flushing \(url) failed: the muxer is closed") }
-        // First the packets held for interleaving, so that every track has its samples in the
-        // muxer (an MP4 index written while a track is still empty would lose that track);
-        // each stream's times stay in order, which is all a fragmented file needs.
-        let drained = av_interleaved_write_frame(context, nil)
-        if drained < 0 { throw MediaError("flushing \(url)", code: drained) }
-        // Twice: with delay_moov the first flush of an MP4 writes only the index (movenc's own
-        // auto-flush does the same); a flush with nothing new writes nothing.
-        for _ in 0..<2 {
-            let result = av_write_frame(context, nil)
-            if result < 0 { throw MediaError("flushing \(url)", code: result) }
-        }
-        if let pb = context.pointee.pb { avio_flush(pb) }
-    }
-
     /// Adds chapters before ``finish()``: Matroska writes them with its trailer (the output must
     /// be seekable); MP4 lists them (`chpl`) in its index only if it is not fragmented.
     public func addChapters(_ chapters: [MediaChapter]) throws(MediaError) {

