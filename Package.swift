@@ -51,6 +51,14 @@ let package = Package(
         .systemLibrary(name: "CPulse", path: "Sources/CPulse"),
         // The one compiled C shim: what needs _GNU_SOURCE, CMSG_* or sockaddr_un.
         .target(name: "CShims", path: "Sources/CShims"),
+        // The ScreenCast portal client (sd-bus) and PipeWire video streams (libpipewire-0.3), in C:
+        // sd_bus_call_method, sd_bus_message_append and the SPA pod builders are variadic macros
+        // Swift cannot import (docs/WAYLAND.md). libpipewire's .pc adds -D_REENTRANT, which SwiftPM
+        // warns about, so its two include directories are given here (Debian: libpipewire-0.3-dev,
+        // libsystemd-dev).
+        .target(name: "CPipeWire", path: "Sources/CPipeWire",
+                cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])],
+                linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd")]),
         // BGR0 -> yuv420p BT.709 in one vectorized pass (3x libswscale's time at 1080p; docs/ENCODING.md).
         .target(name: "CColorConversion", path: "Sources/CColorConversion"),
 
@@ -63,6 +71,10 @@ let package = Package(
         // MARK: Platform parts.
         .target(name: "RecordKitCapture", dependencies: ["RecordKit", "CX11", "CPulse", "CShims"],
                 path: "Sources/RecordKitCapture"),
+        // The Wayland screen through the ScreenCast portal and PipeWire: a video source registered
+        // as "portal" by the executables (VideoSourceRegistry), never named by the pipeline.
+        .target(name: "RecordKitPipeWire", dependencies: ["RecordKit", "RecordKitCapture", "CPipeWire"],
+                path: "Sources/RecordKitPipeWire"),
         .target(name: "RecordKitMedia", dependencies: ["RecordKit", "CFFmpeg", "CColorConversion"],
                 path: "Sources/RecordKitMedia"),
         .target(name: "RecordKitPipeline", dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl"],
@@ -140,9 +152,10 @@ let package = Package(
                 "RecordKitService", "RecordCtlSupport",
                 "RecordKitBuiltins",  // the built-in extensions, handed to the service (it links none)
                 "RecordKitMedia",  // `recordctl trim` (MovieTrimmer), in process
+                "RecordKitPipeWire",  // registers the "portal" video source
             ],
             path: "Sources/recordctl-engine"),
-        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces"], path: "Sources/recordd"),
+        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire"], path: "Sources/recordd"),
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
         // Test support: flashes a window and beeps into a PulseAudio sink at the same instant (A/V sync tests).

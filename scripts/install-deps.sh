@@ -7,6 +7,7 @@ PKGS=(
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
   libx11-dev libxext-dev libxfixes-dev libxdamage-dev libxss-dev libxrandr-dev
   libpulse-dev
+  libpipewire-0.3-dev libsystemd-dev
   libx264-dev
   ffmpeg xvfb x11-utils x11-xserver-utils xdotool openbox
   pulseaudio pulseaudio-utils

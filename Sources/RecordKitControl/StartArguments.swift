@@ -55,6 +55,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var replayBuffer: Double?
     /// The replay buffer's memory bound in MiB (`--replay-buffer-max-mb`), or nil for its default.
     public var replayBufferMaxMegabytes: Int?
+    /// The video source (`--source`: "x11", "portal"), or nil to choose by the session.
+    public var source: String?
     /// Seconds per file part (`--split-every`), or nil: the file is cut only on `recordctl split`.
     public var splitEvery: Double?
     /// Megabytes (10^6 bytes) per file part (`--split-size`), or nil for no size limit.
@@ -100,6 +102,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         appAudioFrom = try c.decodeIfPresent(String.self, forKey: .appAudioFrom)
         replayBuffer = try c.decodeIfPresent(Double.self, forKey: .replayBuffer)
         replayBufferMaxMegabytes = try c.decodeIfPresent(Int.self, forKey: .replayBufferMaxMegabytes)
+        source = try c.decodeIfPresent(String.self, forKey: .source)
         splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
         faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart

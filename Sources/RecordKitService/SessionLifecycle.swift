@@ -16,7 +16,7 @@ import Synchronization
 final class SessionLifecycle: @unchecked Sendable {
     private let store: SessionStore
     private let builtins: [BuiltinExtension]
-    private let events: EventHub
+    let events: EventHub
     private let commands = NSLock()
     private let shared = Mutex(Shared())
 
