@@ -120,7 +120,7 @@ let package = Package(
         .target(name: "FileUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
                 path: "Extensions/FileUpload", resources: [.embedInCode("manifest.json")]),
         .target(name: "RTMPUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
-                path: "Extensions/RTMPUpload", resources: [.embedInCode("manifest.json")]),
+                path: "Extensions/RTMPUpload", resources: [.embedInCode("manifest.json"), .embedInCode("srt-manifest.json")]),
         .target(name: "ReplayBufferExtension", dependencies: ["RecordKit", "RecordKitMedia"],
                 path: "Extensions/ReplayBuffer", resources: [.embedInCode("manifest.json")]),
         // The live preview and review page (issue 9): a loopback web server fed by the shared encode.

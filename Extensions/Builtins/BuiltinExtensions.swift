@@ -7,7 +7,7 @@ import ReplayBufferExtension
 import RTMPUploadExtension
 
 /// The extensions built into recordctl and recordd (`Extensions/FileUpload`,
-/// `Extensions/RTMPUpload`, `Extensions/ReplayBuffer`, `Extensions/Preview`), each through its own manifest, run in-process. This list is the
+/// `Extensions/RTMPUpload` (`rtmp` and `srt`), `Extensions/ReplayBuffer`, `Extensions/Preview`), each through its own manifest, run in-process. This list is the
 /// one place that names a concrete handler: the service and the command line take every
 /// handler, built-in or not, from the catalog by name.
 public enum BuiltinExtensions {
@@ -21,6 +21,10 @@ public enum BuiltinExtensions {
         BuiltinExtension(manifestJSON: RTMPUploadManifest.json, target: RTMPUploadManifest.target,
                          input: RTMPUploadHandler(options: RTMPOutputOptions(url: "")).input) {
             setup throws(BroadcastError) in try RTMPUploadManifest.handler(setup: setup)
+        },
+        BuiltinExtension(manifestJSON: SRTUploadManifest.json, target: SRTUploadManifest.target,
+                         input: RTMPUploadHandler(options: RTMPOutputOptions(url: "")).input) {
+            setup throws(BroadcastError) in try SRTUploadManifest.handler(setup: setup)
         },
         BuiltinExtension(manifestJSON: ReplayBufferManifest.json, target: ReplayBufferManifest.target,
                          input: ReplayBufferHandler(options: ReplayBufferOptions()).input) {

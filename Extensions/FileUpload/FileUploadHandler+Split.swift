@@ -136,9 +136,11 @@ extension FileUploadHandler {
         do throws(BroadcastError) { try part.writer.finish() } catch { trailerError = error }
         if working || part.writer.path != destination {
             try MP4Finalizer.deliver(part.writer.path, to: destination, mp4: container == .mp4,
-                                     chapters: container == .mp4 ? chapters.coveringFromZero() : [], faststart: faststart)
+                                     chapters: container == .mp4 ? chapters.coveringFromZero() : [], faststart: faststart,
+                                     scanner: part.writer.scanner)
         } else if container == .mp4, inPlace, trailerError == nil {
-            try MP4Finalizer.finalize(destination, chapters: chapters.coveringFromZero(), faststart: faststart)
+            try MP4Finalizer.finalize(destination, chapters: chapters.coveringFromZero(), faststart: faststart,
+                                      scanner: part.writer.scanner)
         }
         if let trailerError { throw trailerError }
     }

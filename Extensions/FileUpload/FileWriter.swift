@@ -16,6 +16,9 @@ final class FileWriter {
     private(set) var videoStarted = false
     /// Whether any packet was written.
     private(set) var hasMedia = false
+    /// An MP4's fragments read as they are written (once a second), so finalizing reads only the
+    /// last ones (issue 23); nil for Matroska, or after a read failed (finalizing then reads all).
+    private(set) var scanner: MP4FragmentScanner?
 
     /// How often written data is forced to disk.
     static let syncIntervalNs: UInt64 = 1_000_000_000
@@ -30,6 +33,7 @@ final class FileWriter {
         switch container {
         case .mp4:
             containerName = "mp4"
+            scanner = MP4FragmentScanner()
             // Fragments at each key frame and at least every second, flushed as written, so the
             // file always plays up to its last complete fragment. delay_moov writes the index with
             // the first fragment, once every track's first timestamp is known, so it can carry
@@ -72,6 +76,9 @@ final class FileWriter {
             lastSyncNs = now
             if syncFD >= 0, fsync(syncFD) != 0 {
                 throw BroadcastError(.outputFailed, "writing \(displayPath) failed: \(SystemError.current)")
+            }
+            if let scanner, syncFD >= 0 {
+                do throws(MediaError) { try scanner.advance(fd: syncFD, path: path, final: false) } catch { self.scanner = nil }
             }
         }
     }

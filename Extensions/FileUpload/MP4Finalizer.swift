@@ -17,12 +17,13 @@ enum MP4Finalizer {
         PathName.directory(of: path) + "/." + PathName.lastComponent(of: path) + ".finalizing.mp4"
     }
 
-    /// Finalizes `path` where it is, with `chapters`. On failure `path` still plays as the
+    /// Finalizes `path` where it is, with `chapters` (and the `scanner` its writer kept). On failure `path` still plays as the
     /// fragmented file it was (and the temporary file of `faststart` is removed).
-    static func finalize(_ path: String, chapters: [MediaChapter] = [], faststart: Bool = false) throws(BroadcastError) {
+    static func finalize(_ path: String, chapters: [MediaChapter] = [], faststart: Bool = false,
+                         scanner: MP4FragmentScanner? = nil) throws(BroadcastError) {
         guard faststart else {
             do {
-                try MP4IndexAppender.finalize(path, chapters: chapters)
+                try MP4IndexAppender.finalize(path, chapters: chapters, scanner: scanner)
             } catch {
                 throw BroadcastError(.outputFailed, "finalizing \(path) failed: \(error.message); the fragmented MP4 was kept and plays as it is")
             }
@@ -55,11 +56,11 @@ enum MP4Finalizer {
     /// (copied across file systems; remuxed when `chapters` must be added). The working file is
     /// removed on success and kept (recoverable, and playable) on failure.
     static func deliver(_ working: String, to destination: String, mp4: Bool, chapters: [MediaChapter] = [],
-                        faststart: Bool = false) throws(BroadcastError) {
+                        faststart: Bool = false, scanner: MP4FragmentScanner? = nil) throws(BroadcastError) {
         let temporary = temporaryPath(for: destination)
         if mp4, !faststart {
             do {
-                try MP4IndexAppender.finalize(working, chapters: chapters)
+                try MP4IndexAppender.finalize(working, chapters: chapters, scanner: scanner)
             } catch {
                 throw BroadcastError(.outputFailed, "finalizing \(destination) failed: \(error.message); the recording stays in \(working)")
             }

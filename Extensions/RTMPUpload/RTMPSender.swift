@@ -3,8 +3,9 @@ import Foundation
 import RecordKit
 import RecordKitMedia
 
-/// Owns the connection to one RTMP endpoint, on a thread of its own (not Swift concurrency):
-/// connects, writes FLV, reconnects, and reports.
+/// Owns the connection to one streaming destination (``StreamDestination``: FLV over RTMP or
+/// RTMPS, MPEG-TS over SRT), on a thread of its own (not Swift concurrency): connects, writes,
+/// reconnects, and reports.
 ///
 /// Why this file is longer than 300 lines: it is one state machine (connecting, live,
 /// reconnecting, gave up) over state shared between the handler's calls and the sender thread
@@ -45,7 +46,7 @@ final class RTMPSender: @unchecked Sendable {
         case lost(RTMPFailure)
     }
 
-    private let endpoint: RTMPEndpoint
+    private let endpoint: any StreamDestination
     private let options: RTMPOutputOptions
     private let context: any BroadcastContext
     /// The session's streams, video first, with their formats (known at start).
@@ -71,7 +72,7 @@ final class RTMPSender: @unchecked Sendable {
     private var bitrateKbps = 0
 
     /// A sender for `endpoint` of `streams` (video first, then the mixed audio track if any).
-    init(endpoint: RTMPEndpoint, options: RTMPOutputOptions, context: any BroadcastContext,
+    init(endpoint: any StreamDestination, options: RTMPOutputOptions, context: any BroadcastContext,
          streams: [(type: SampleBufferType, format: EncodedFormat)]) {
         self.endpoint = endpoint
         self.options = options
@@ -163,12 +164,12 @@ final class RTMPSender: @unchecked Sendable {
             // Stopped, or cut short by an abort (discarded, or the finish timeout passed).
             guard case .lost(let failure) = session, !interrupt.isAborted else { return end(.finished) }
             lastError = failure.summary
-            if !everLive { return fail(failure.firstConnectionError(endpoint)) }
+            if !everLive { return fail(endpoint.firstConnectionError(failure)) }
             if stopRequested(.drain) { return end(.finished) }
             if attempt == 0 { lostAt = Self.now() }
             if attempt >= options.reconnect.maxAttempts {
                 setPhase(.gaveUp)
-                return fail(failure.gaveUpError(endpoint, attempts: attempt, seconds: Self.now() - lostAt))
+                return fail(endpoint.gaveUpError(failure, attempts: attempt, seconds: Self.now() - lostAt))
             }
             attempt += 1
         }
@@ -181,6 +182,7 @@ final class RTMPSender: @unchecked Sendable {
             return .failure(RTMPFailure(reason: .unknownHost(why)))
         }
         _ = FFmpegLog.takeCaptured()
+        let started = Self.now()
         interrupt.setDeadline(secondsFromNow: options.connectTimeoutSeconds)
         defer { interrupt.clearDeadline() }
         do {
@@ -189,7 +191,8 @@ final class RTMPSender: @unchecked Sendable {
         } catch {
             let log = FFmpegLog.takeCaptured()
             let timedOut = error.isInterrupted && !interrupt.isAborted
-            return .failure(RTMPFailure.connecting(error, log: log, timedOut: timedOut, timeout: options.connectTimeoutSeconds))
+            return .failure(endpoint.connectFailure(error, log: log, timedOut: timedOut, timeout: options.connectTimeoutSeconds,
+                                                    elapsed: Self.now() - started))
         }
     }
 
@@ -205,8 +208,8 @@ final class RTMPSender: @unchecked Sendable {
         interrupt.setDeadline(secondsFromNow: options.connectTimeoutSeconds)
         let muxer: Muxer
         do {
-            muxer = try Muxer(output: output, name: endpoint.masked, container: "flv", streams: streams.map(\.format),
-                              options: ["flvflags": "no_duration_filesize", "flush_packets": "1"])
+            muxer = try Muxer(output: output, name: endpoint.masked, container: endpoint.container.name, streams: streams.map(\.format),
+                              options: endpoint.container.options)
         } catch {
             let timedOut = error.isInterrupted && !interrupt.isAborted
             interrupt.clearDeadline()

@@ -3,7 +3,9 @@ import RecordKitMedia
 
 /// The built-in RTMP handler: broadcasts H.264 and one AAC track (app and microphone audio
 /// mixed) as FLV over RTMP or RTMPS to a streaming service or the user's own server, while the
-/// recording goes on.
+/// recording goes on. The same handler streams MPEG-TS over SRT (caller mode) for an `srt://`
+/// URL (``SRTEndpoint``; the built-in extension `srt`), with the same queue, drop policy,
+/// reconnection and status.
 ///
 /// Input: encoded video with ``RTMPOutputOptions/video`` and ``SampleBufferType/audioMixed``
 /// with ``RTMPOutputOptions/audio``: packets of the pipeline's shared encoders, so a file
@@ -61,10 +63,20 @@ public final class RTMPUploadHandler: BroadcastSampleHandler {
     /// video. Network failures are not thrown: they end the handler through `context` once
     /// known (the first connection attempt is made at once, on the handler's thread).
     public func broadcastStarted(setupInfo: SetupInfo, context: any BroadcastContext) throws {
-        let endpoint = try RTMPEndpoint(parsing: options.url)
-        guard NetworkOutput.supportsOutputProtocol(endpoint.scheme.rawValue) else {
-            throw BroadcastError(.invalidSetup, "cannot broadcast to \(endpoint.masked): this build of FFmpeg cannot write "
-                + "\(endpoint.scheme.rawValue):// URLs (no TLS support?); use rtmp:// or an FFmpeg built with TLS")
+        let endpoint: any StreamDestination
+        if options.url.lowercased().hasPrefix("srt://") {
+            let srt = try SRTEndpoint(parsing: options.url)
+            guard NetworkOutput.supportsOutputProtocol("srt") else {
+                throw BroadcastError(.invalidSetup, "cannot stream to \(srt.masked): this build of FFmpeg has no SRT (libsrt); use an FFmpeg built with libsrt")
+            }
+            endpoint = srt
+        } else {
+            let rtmp = try RTMPEndpoint(parsing: options.url)
+            guard NetworkOutput.supportsOutputProtocol(rtmp.scheme.rawValue) else {
+                throw BroadcastError(.invalidSetup, "cannot broadcast to \(rtmp.masked): this build of FFmpeg cannot write "
+                    + "\(rtmp.scheme.rawValue):// URLs (no TLS support?); use rtmp:// or an FFmpeg built with TLS")
+            }
+            endpoint = rtmp
         }
         try options.validate()
         guard let video = context.encodedFormat(of: .video) else {

@@ -30,3 +30,24 @@ public enum RTMPUploadManifest {
         return RTMPUploadHandler(options: options)
     }
 }
+
+/// The SRT output as an extension (`srt`): the RTMP handler's sender with an ``SRTEndpoint``
+/// (MPEG-TS over SRT, caller mode), its manifest `Extensions/RTMPUpload/srt-manifest.json`.
+public enum SRTUploadManifest {
+    /// The manifest's JSON text.
+    public static var json: [UInt8] { PackageResources.srt_manifest_json }
+
+    /// The Swift target that implements the extension.
+    public static let target = "RTMPUploadExtension"
+
+    /// A handler for setup values already checked against the manifest (`url`, required:
+    /// `srt://HOST:PORT?…`), with the streaming defaults and the encoding choices resolved for
+    /// MPEG-TS (H.264 and AAC); the URL is checked by the handler's `broadcastStarted`.
+    public static func handler(setup: SetupInfo) throws(BroadcastError) -> RTMPUploadHandler {
+        let url = setup["url"] ?? ""
+        guard url.lowercased().hasPrefix("srt://") else {
+            throw BroadcastError(.invalidSetup, "the srt extension takes srt://HOST:PORT?… URLs; use --rtmp for rtmp:// and rtmps://")
+        }
+        return try RTMPUploadManifest.handler(setup: setup)
+    }
+}

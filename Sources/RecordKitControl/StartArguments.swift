@@ -34,6 +34,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var pauseOnBackground: String = "hidden"
     /// RTMP endpoints to broadcast to.
     public var rtmp: [String] = []
+    /// SRT listeners to stream to (`--srt`, repeatable): `srt://HOST:PORT?…`, secret.
+    public var srt: [String] = []
     /// Extensions to feed (`--extension NAME` with its `--setup key=value` pairs), checked
     /// against their manifests before the recording starts.
     public var extensions: [ExtensionRequest] = []
@@ -93,6 +95,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         noFile = try c.decodeIfPresent(Bool.self, forKey: .noFile) ?? d.noFile
         pauseOnBackground = try c.decodeIfPresent(String.self, forKey: .pauseOnBackground) ?? d.pauseOnBackground
         rtmp = try c.decodeIfPresent([String].self, forKey: .rtmp) ?? d.rtmp
+        srt = try c.decodeIfPresent([String].self, forKey: .srt) ?? d.srt
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
         encoding = try c.decodeIfPresent([String: String].self, forKey: .encoding) ?? d.encoding

@@ -34,6 +34,7 @@ extension StartArguments {
             requests.append(ExtensionRequest(name: "file", setup: file.merging(encoding) { own, _ in own }))
         }
         for url in rtmp { requests.append(ExtensionRequest(name: "rtmp", setup: ["url": url].merging(encoding) { own, _ in own })) }
+        for url in srt { requests.append(ExtensionRequest(name: "srt", setup: ["url": url].merging(encoding) { own, _ in own })) }  // issue 23
         if let replayRequest { requests.append(replayRequest) }
         return requests + extensions
     }

@@ -66,6 +66,11 @@ struct RecordingOptions: ParsableArguments {
 
     @OptionGroup var rtmpKey: RTMPKeyOptions
 
+    @Option(name: .customLong("srt"),
+            help: ArgumentHelp("Also stream MPEG-TS to this SRT listener, srt://HOST:PORT[?streamid=…&passphrase=…&latency=MICROSECONDS] (repeatable; the stream id and passphrase are never shown).",
+                               valueName: "URL"))
+    var srt: [String] = []
+
     @OptionGroup(title: "Encoding") var encoding: EncodingOptions
 
     @OptionGroup var replay: ReplayOptions
@@ -128,6 +133,7 @@ struct RecordingOptions: ParsableArguments {
         replay.apply(to: &a)
         split.apply(to: &a)
         a.rtmp = try rtmpKey.resolve(rtmp)
+        a.srt = srt
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         a.encoding = try encoding.effective().setupValues
         hooks.apply(to: &a, config: try configFile().hooks)

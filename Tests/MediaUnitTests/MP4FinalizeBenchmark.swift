@@ -4,7 +4,9 @@ import XCTest
 
 /// Not a CI test: times finalizing the fragmented MP4s named in `RK_FINALIZE_BENCH` (paths
 /// separated by `:`), in place (``MP4IndexAppender``) and, for contrast, as `stop` did before
-/// (``Remuxer`` with `+faststart` into a new file, which is then removed). Each input is first
+/// (``Remuxer`` with `+faststart` into a new file, which is then removed). In place is timed as
+/// at `stop` (the fragments were read while recording, by the writer's ``MP4FragmentScanner``)
+/// and as at recovery after a crash (every fragment header read at the end). Each input is first
 /// copied (`cp --reflink=auto`) so it stays fragmented. Prints one line per file
 /// (docs/BENCHMARKS.md). Without the variable it is skipped.
 final class MP4FinalizeBenchmark: XCTestCase {
@@ -24,18 +26,37 @@ final class MP4FinalizeBenchmark: XCTestCase {
             let size = try FileManager.default.attributesOfItem(atPath: work)[.size] as? Int ?? 0
             sync()
 
+            // What the file handler does while recording: read the fragments as they come.
+            let scanner = MP4FragmentScanner()
+            let fd = open(work, O_RDONLY)
+            try scanner.advance(fd: fd, path: work, final: false)
+            close(fd)
             var start = Date()
-            let outcome = try MP4IndexAppender.finalize(work, chapters: [])
+            let outcome = try MP4IndexAppender.finalize(work, chapters: [], scanner: scanner)
             let inPlace = Date().timeIntervalSince(start)
+            // Recovery after a crash: no scanner, every fragment header is read at the end.
+            let again = input + ".cold.mp4"
+            defer { unlink(again) }
+            let copyAgain = Process()
+            copyAgain.executableURL = URL(fileURLWithPath: "/bin/cp")
+            copyAgain.arguments = ["--reflink=auto", input, again]
+            try copyAgain.run()
+            copyAgain.waitUntilExit()
+            sync()
+            start = Date()
+            let cold = try MP4IndexAppender.finalize(again, chapters: [])
+            let coldSeconds = Date().timeIntervalSince(start)
+            unlink(again)
             let grown = (try FileManager.default.attributesOfItem(atPath: work)[.size] as? Int ?? 0) - size
 
             start = Date()
             try Remuxer.remux(from: input, to: remuxed, container: "mp4", options: ["movflags": "+faststart"])
             let remux = Date().timeIntervalSince(start)
-            print(String(format: "finalize-bench %@: %.1f MB, %d fragments, %d samples: in place %.3f s (index %d bytes, file grew %d bytes); "
-                         + "remux +faststart %.2f s (a second file of %.1f MB)",
+            print(String(format: "finalize-bench %@: %.1f MB, %d fragments, %d samples: in place %.3f s (read %.3f, build %.3f, write+fsync %.3f; index %d bytes, file grew %d bytes); "
+                         + "recovery (no scanner) %.3f s (read %.3f); remux +faststart %.2f s (a second file of %.1f MB)",
                          (input as NSString).lastPathComponent, Double(size) / 1e6, outcome.fragments, outcome.samples, inPlace,
-                         outcome.indexBytes, grown, remux,
+                         outcome.readSeconds, outcome.buildSeconds, outcome.writeSeconds,
+                         outcome.indexBytes, grown, coldSeconds, cold.readSeconds, remux,
                          Double((try? FileManager.default.attributesOfItem(atPath: remuxed)[.size] as? Int) ?? 0) / 1e6))
         }
     }

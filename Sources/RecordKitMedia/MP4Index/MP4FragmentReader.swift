@@ -52,7 +52,9 @@ enum MP4FragmentReader {
             if tfhdFlags & 0x10 != 0 { try need(4); track.size = moof.be32(at: p); p += 4 }
             if tfhdFlags & 0x20 != 0 { try need(4); track.flags = moof.be32(at: p); p += 4 }
 
-            var table = tables[trackID] ?? MP4TrackTable(trackID: trackID)
+            // Taken out of the dictionary while it grows: a copy left behind would make every
+            // append copy the whole table (quadratic in the recording's length).
+            var table = tables.removeValue(forKey: trackID) ?? MP4TrackTable(trackID: trackID)
             var decodeTime: UInt64?
             if let tfdt = children.first(where: { $0.type == "tfdt" }), tfdt.size >= 16 {
                 let q = tfdt.payload.lowerBound

@@ -6,9 +6,10 @@ import Glibc
 /// every fragment into the payload of a single `mdat`. The result is `ftyp`, `mdat`, `moov`: a
 /// standard MP4 with its index last, as libavformat writes without `+faststart`.
 ///
-/// Cost: reads the fragments' headers (`moof`, about 1 KB a second of recording) and writes the
-/// index; media bytes are neither read nor written, so the time and the extra space do not grow
-/// with the media's size (the index grows with the number of samples, about 2 MB an hour).
+/// Cost: reads the fragments' headers (`moof`, about 1 KB a second of recording; with a
+/// ``MP4FragmentScanner`` kept while recording, only the last second's) and writes the index;
+/// media bytes are neither read nor written, so the extra space is the index alone (about 2 MB
+/// an hour) and the time does not depend on the media's size.
 ///
 /// Crash safety: the file plays at every moment. Until the final write the old fragmented header
 /// comes first and players use it (a second `moov` at the end is skipped as a duplicate); the
@@ -30,77 +31,35 @@ package enum MP4IndexAppender {
         package var truncatedBytes: Int64
         /// Whether the file already was a plain MP4 (nothing was written).
         package var wasPlain: Bool
+        /// Seconds spent reading the fragments' headers, building the index, and writing and
+        /// syncing it (with the final 16 bytes).
+        package var readSeconds = 0.0, buildSeconds = 0.0, writeSeconds = 0.0
     }
 
     /// Finalizes the fragmented MP4 at `path` in place, with `chapters` (a Nero `chpl` list,
-    /// replacing any). Throws ``MediaError`` when the file cannot be read or written or is not a
+    /// replacing any). `scanner`, when the writer kept one while recording, has read all but
+    /// the last fragments already; without it the whole file's fragment headers are read. Throws ``MediaError`` when the file cannot be read or written or is not a
     /// fragmented MP4; the file then still plays as it did.
     @discardableResult
-    package static func finalize(_ path: String, chapters: [MediaChapter] = []) throws(MediaError) -> Outcome {
+    package static func finalize(_ path: String, chapters: [MediaChapter] = [], scanner: MP4FragmentScanner? = nil) throws(MediaError) -> Outcome {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { throw MediaError("opening \(path) to write its index", code: -errno) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw MediaError("reading the size of \(path)", code: -errno) }
         let fileSize = UInt64(info.st_size)
+        let began = monotonicSeconds()
 
-        var movie: [UInt8]?
-        var movieOffset: UInt64 = 0
-        var defaults: [UInt32: MP4FragmentReader.Defaults] = [:]
-        var tables: [UInt32: MP4TrackTable] = [:]
-        var fragments = 0
-        var validEnd: UInt64 = 0
-        var offset: UInt64 = 0
-        scan: while offset + 8 <= fileSize {
-            let header = try read(fd, at: offset, count: Int(min(16, fileSize - offset)), path: path)
-            var size = UInt64(header.be32(at: 0))
-            let type = MP4Box.fourCC(header, at: 4)
-            if size == 1 {
-                guard header.count >= 16 else { break }
-                size = header.be64(at: 8)
-            } else if size == 0 {
-                size = fileSize - offset
-            }
-            guard size >= 8 else { break }
-            let complete = offset + size <= fileSize
-            switch type {
-            case "ftyp" where offset == 0, "free", "skip", "mfra", "uuid", "sidx", "styp":
-                break
-            case "moov":
-                guard complete else { break scan }
-                guard movie == nil else { break scan }  // an index an interrupted run appended: replaced
-                let bytes = try read(fd, at: offset, count: Int(size), path: path)
-                let root = try MP4Box.children(of: bytes, in: 0..<bytes.count)[0]
-                guard try MP4Box.child("mvex", of: root, in: bytes) != nil else {
-                    return Outcome(samples: 0, fragments: 0, indexBytes: 0, truncatedBytes: 0, wasPlain: true)
-                }
-                movie = bytes
-                movieOffset = offset
-                defaults = try MP4FragmentReader.defaults(inMovie: bytes)
-            case "moof":
-                guard complete, movie != nil, size < 64 << 20 else { break scan }
-                let bytes = try read(fd, at: offset, count: Int(size), path: path)
-                let dataEnd = try MP4FragmentReader.read(bytes, at: offset, defaults: defaults, into: &tables, fileEnd: fileSize)
-                fragments += 1
-                validEnd = max(offset + size, dataEnd)
-                offset += size
-                continue scan
-            case "mdat":
-                if !complete { break scan }  // validEnd already covers its complete samples
-            default:
-                if offset == 0 || movie == nil {
-                    throw MediaError("\(path) is not a fragmented MP4 (it starts with '\(type)')")
-                }
-                break scan
-            }
-            guard complete else { break }
-            offset += size
-            validEnd = offset
-        }
-        guard let movie else { throw MediaError("\(path) is not a fragmented MP4: it has no 'moov' header") }
+        let scan = scanner ?? MP4FragmentScanner()
+        try scan.advance(fd: fd, path: path, final: true)
+        if scan.isPlain { return Outcome(samples: 0, fragments: 0, indexBytes: 0, truncatedBytes: 0, wasPlain: true) }
+        guard let movie = scan.movie else { throw MediaError("\(path) is not a fragmented MP4: it has no 'moov' header") }
+        let movieOffset = scan.movieOffset, validEnd = scan.validEnd, tables = scan.tables, fragments = scan.fragments
         guard movieOffset + 16 <= validEnd, movie.count >= 16 else { throw MediaError("\(path) has no media to index") }
 
+        let scanned = monotonicSeconds()
         let moov = try MP4MovieBuilder.build(movie: movie, tables: tables, chapters: chapters)
+        let built = monotonicSeconds()
         let truncated = Int64(fileSize) - Int64(validEnd)
         if validEnd < fileSize, ftruncate(fd, off_t(validEnd)) != 0 {
             throw MediaError("cutting the unfinished end of \(path)", code: -errno)
@@ -116,19 +75,14 @@ package enum MP4IndexAppender {
         try write(fd, commit.bytes, at: movieOffset, path: path)
         guard fsync(fd) == 0 else { throw MediaError("syncing \(path)", code: -errno) }
         return Outcome(samples: tables.values.reduce(0) { $0 + $1.sampleCount }, fragments: fragments,
-                       indexBytes: moov.count, truncatedBytes: truncated, wasPlain: false)
+                       indexBytes: moov.count, truncatedBytes: truncated, wasPlain: false,
+                       readSeconds: scanned - began, buildSeconds: built - scanned, writeSeconds: monotonicSeconds() - built)
     }
 
-    private static func read(_ fd: Int32, at offset: UInt64, count: Int, path: String) throws(MediaError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { throw MediaError("reading \(path)", code: n < 0 ? -errno : -EIO) }
-            done += n
-        }
-        return bytes
+    private static func monotonicSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private static func write(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64, path: String) throws(MediaError) {

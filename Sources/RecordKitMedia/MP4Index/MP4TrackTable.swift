@@ -8,8 +8,10 @@ struct MP4TrackTable {
     /// The decode time of the first sample (the first fragment's `tfdt`), nil before any sample.
     private(set) var firstDecodeTime: UInt64?
     private(set) var sizes: [UInt32] = []
-    private(set) var durations: [UInt32] = []
-    private(set) var compositionOffsets: [Int32] = []
+    /// Durations and composition offsets as runs of equal values, as `stts` and `ctts` store
+    /// them (an hour of constant audio is one run).
+    private var durationRuns: [(count: UInt32, value: UInt32)] = []
+    private var offsetRuns: [(count: UInt32, value: Int32)] = []
     /// 1-based numbers of the samples a decoder can start at.
     private(set) var syncSamples: [UInt32] = []
     /// File offset and sample count of each chunk.
@@ -25,7 +27,7 @@ struct MP4TrackTable {
     /// How many samples the table holds.
     var sampleCount: Int { sizes.count }
     /// The sum of the durations: the track's media duration.
-    var mediaDuration: UInt64 { durations.reduce(0) { $0 + UInt64($1) } }
+    var mediaDuration: UInt64 { durationRuns.reduce(0) { $0 + UInt64($1.count) * UInt64($1.value) } }
     /// The largest chunk offset.
     var largestOffset: UInt64 { chunks.last?.offset ?? 0 }
 
@@ -34,15 +36,16 @@ struct MP4TrackTable {
     /// sample's duration, so every sample keeps its decode time.
     mutating func beginFragment(decodeTime: UInt64?) {
         guard let decodeTime else { return }
-        guard firstDecodeTime != nil, let last = durations.indices.last else {
+        guard firstDecodeTime != nil, let last = durationRuns.last else {
             if firstDecodeTime == nil { firstDecodeTime = decodeTime; nextDecodeTime = decodeTime }
             return
         }
-        let adjusted = Int64(durations[last]) + Int64(bitPattern: decodeTime &- nextDecodeTime)
-        if adjusted >= 0, adjusted <= Int64(UInt32.max) {
-            durations[last] = UInt32(adjusted)
-            nextDecodeTime = decodeTime
-        }
+        let adjusted = Int64(last.value) + Int64(bitPattern: decodeTime &- nextDecodeTime)
+        guard adjusted != Int64(last.value), adjusted >= 0, adjusted <= Int64(UInt32.max) else { return }
+        // The last sample leaves its run and gets a run of its own.
+        if last.count == 1 { durationRuns.removeLast() } else { durationRuns[durationRuns.count - 1].count -= 1 }
+        Self.append(UInt32(adjusted), to: &durationRuns)
+        nextDecodeTime = decodeTime
     }
 
     /// Adds a sample whose bytes are at `offset` in the file; a sample that does not follow
@@ -56,8 +59,8 @@ struct MP4TrackTable {
         }
         chunkEnd = offset + UInt64(size)
         sizes.append(size)
-        durations.append(duration)
-        compositionOffsets.append(compositionOffset)
+        Self.append(duration, to: &durationRuns)
+        Self.append(compositionOffset, to: &offsetRuns)
         if isSync { syncSamples.append(UInt32(sizes.count)) }
         let decodeTime = Int64(bitPattern: nextDecodeTime &- (firstDecodeTime ?? 0))
         presentationEnd = max(presentationEnd, decodeTime + Int64(compositionOffset) + Int64(duration))
@@ -70,16 +73,14 @@ struct MP4TrackTable {
     func writeSampleTable(stsd: ArraySlice<UInt8>, wideOffsets: Bool, into writer: inout MP4BoxWriter) {
         writer.box("stbl") { w in
             w.raw(stsd)
-            let timing = Self.runs(durations)
             w.fullBox("stts", version: 0) { w in
-                w.u32(UInt32(timing.count))
-                for run in timing { w.u32(run.count); w.u32(run.value) }
+                w.u32(UInt32(durationRuns.count))
+                for run in durationRuns { w.u32(run.count); w.u32(run.value) }
             }
-            if compositionOffsets.contains(where: { $0 != 0 }) {
-                let offsets = Self.runs(compositionOffsets)
-                w.fullBox("ctts", version: compositionOffsets.contains { $0 < 0 } ? 1 : 0) { w in
-                    w.u32(UInt32(offsets.count))
-                    for run in offsets { w.u32(run.count); w.u32(UInt32(bitPattern: run.value)) }
+            if offsetRuns.contains(where: { $0.value != 0 }) {
+                w.fullBox("ctts", version: offsetRuns.contains { $0.value < 0 } ? 1 : 0) { w in
+                    w.u32(UInt32(offsetRuns.count))
+                    for run in offsetRuns { w.u32(run.count); w.u32(UInt32(bitPattern: run.value)) }
                 }
             }
             if syncSamples.count != sizes.count {
@@ -120,16 +121,12 @@ struct MP4TrackTable {
         }
     }
 
-    /// Run-length encoding: consecutive equal values as (count, value).
-    private static func runs<T: Equatable>(_ values: [T]) -> [(count: UInt32, value: T)] {
-        var result: [(count: UInt32, value: T)] = []
-        for value in values {
-            if let last = result.last, last.value == value {
-                result[result.count - 1].count += 1
-            } else {
-                result.append((1, value))
-            }
+    /// Adds `value` to run-length encoded `runs`.
+    private static func append<T: Equatable>(_ value: T, to runs: inout [(count: UInt32, value: T)]) {
+        if let last = runs.last, last.value == value {
+            runs[runs.count - 1].count += 1
+        } else {
+            runs.append((1, value))
         }
-        return result
     }
 }
