@@ -6,14 +6,17 @@ final class ActiveRecording: @unchecked Sendable {
     let id: String
     var journal: SessionJournal
     let session: RecordingSession
+    /// The recording's `on-saved` commands.
+    let hooks: SavedFileHooks
     var endReason: String?
     /// `start --upload`: where the recording and each split part go (docs/UPLOADS.md).
     let upload: UploadOptions?
 
-    init(id: String, journal: SessionJournal, session: RecordingSession, upload: UploadOptions? = nil) {
+    init(id: String, journal: SessionJournal, session: RecordingSession, hooks: SavedFileHooks, upload: UploadOptions? = nil) {
         self.id = id
         self.journal = journal
         self.session = session
+        self.hooks = hooks
         self.upload = upload
     }
 }

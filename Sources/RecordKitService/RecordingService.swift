@@ -23,6 +23,8 @@ public final class RecordingService: Sendable {
     private let onShutdown: @Sendable () -> Void
     /// The uploads the service owns (nil until ``startUploads(log:)``; RecordingService+Uploads).
     let uploadQueue = Mutex<UploadQueue?>(nil)
+    /// Whether a recording could start now (``startAvailabilityMonitor()``).
+    let availabilityMonitor = AvailabilityMonitor()
 
     /// Creates the service. Every handler, built-in or not, comes by name from the catalog made
     /// of `builtins` (what the executable links) and the extension directories. `onShutdown`
@@ -58,7 +60,7 @@ public final class RecordingService: Sendable {
             case .start:
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.start(request.args ?? StartArguments()) })
             case .stop:
-                return .success(id, try locked { () throws(ControlError) in try lifecycle.finish(discard: false) })
+                return .success(id, try locked { () throws(ControlError) in try lifecycle.stop(deliveringTo: request.options) })
             case .discard:
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.finish(discard: true) })
             case .pause:
@@ -106,7 +108,8 @@ public final class RecordingService: Sendable {
                                                 destination: s.handlers.lazy.compactMap { $0.serviceInfo["path"] }.first, recorder: s)
         }
         return ServiceStatus(service: .init(pid: getpid(), version: ControlProtocol.version, socket: paths.socketPath),
-                             recording: recording, last: last, recovered: recovery.recovered)
+                             recording: recording, last: last, recovered: recovery.recovered,
+                             availability: availabilityMonitor.current)
     }
 
     // MARK: Recovery and shutdown
