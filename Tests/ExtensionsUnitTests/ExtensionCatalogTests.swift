@@ -30,7 +30,7 @@ final class ExtensionCatalogTests: XCTestCase {
 
         let catalog = BuiltinExtensions.catalog(extensionsDirectories: [extra], environment: ["XDG_DATA_HOME": root + "/data"])
         let byPlace = catalog.entries.map { "\($0.name)@\($0.origin)" }
-        XCTAssertEqual(byPlace, ["file@built-in", "rtmp@built-in", "replay-buffer@built-in", "preview@built-in", "alpha@--extensions-dir", "alpha@user", "empty@user", "file@user",
+        XCTAssertEqual(byPlace, ["file@built-in", "rtmp@built-in", "srt@built-in", "replay-buffer@built-in", "preview@built-in", "alpha@--extensions-dir", "alpha@user", "empty@user", "file@user",
                                  "no-exec@user", "not-exec@user", "swift@user"])
         XCTAssertEqual(catalog.entry(named: "alpha")?.origin, .extensionsDirectory, "--extensions-dir shadows the user's directory")
         XCTAssertEqual(catalog.entry(named: "alpha")?.version, "2.1.0")
@@ -68,7 +68,7 @@ final class ExtensionCatalogTests: XCTestCase {
                 XCTAssertTrue("\(error)".contains(message), "\(error)", line: line)
             }
         }
-        refused(ExtensionRequest(name: "nope"), .unknownExtension, "no extension named 'nope'; available: file, preview, raw, replay-buffer, rtmp (see `recordctl extensions`)")
+        refused(ExtensionRequest(name: "nope"), .unknownExtension, "no extension named 'nope'; available: file, preview, raw, replay-buffer, rtmp, srt (see `recordctl extensions`)")
         refused(ExtensionRequest(name: "raw", setup: ["after": "x"]), .invalidSetup, "must be an integer")
         refused(ExtensionRequest(name: "rtmp"), .invalidSetup, "extension 'rtmp' needs setup key 'url'")
         refused(ExtensionRequest(name: "file", setup: ["format": "avi"]), .invalidSetup, "extension 'file': format must be mp4 or mkv, got 'avi'")
