@@ -12,6 +12,7 @@
 #include <spawn.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <malloc.h>
 
 uint64_t cshim_monotonic_ns(void) {
     struct timespec ts;
@@ -177,4 +178,12 @@ uint64_t cshim_thread_cpu_ns(void) {
 
 int cshim_disable_transparent_huge_pages(void) {
     return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+}
+
+int cshim_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
+}
+
+int cshim_malloc_trim(void) {
+    return malloc_trim(0);
 }

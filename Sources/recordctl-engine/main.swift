@@ -15,4 +15,5 @@ guard let text, let request = try? EngineRequest.decode(text) else {
     exit(ExitCodes.usage)
 }
 RecordingProcessMemory.disableTransparentHugePages()  // docs/ENCODING.md, "Transparent huge pages"
+RecordingProcessMemory.returnFreedMemoryPeriodically()  // docs/BENCHMARKS.md, "Memory over time"
 exit(EngineVerbs.run(request))

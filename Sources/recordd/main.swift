@@ -8,4 +8,5 @@ if CommandLine.arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "
     exit(0)
 }
 RecordingProcessMemory.disableTransparentHugePages()  // docs/ENCODING.md, "Transparent huge pages"
+RecordingProcessMemory.returnFreedMemoryPeriodically()  // docs/BENCHMARKS.md, "Memory over time"
 RecordDaemon.run(detach: !CommandLine.arguments.contains("--foreground"))

@@ -39,4 +39,8 @@ uint64_t cshim_thread_cpu_ns(void);
 /// Opts this process (and the processes it starts) out of transparent huge pages
 /// (prctl PR_SET_THP_DISABLE). 0, or -1 and errno.
 int cshim_disable_transparent_huge_pages(void);
+/// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas; returns 1 on success.
+int cshim_limit_malloc_arenas(int count);
+/// malloc_trim(0): gives free pages of every arena back to the kernel; returns 1 if any went.
+int cshim_malloc_trim(void);
 #endif
