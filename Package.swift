@@ -71,7 +71,7 @@ let package = Package(
         // and recordctl-engine).
         // It names no concrete handler: every handler comes from the catalog by name.
         .target(name: "RecordKitService",
-                dependencies: ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitBuiltins", "CShims"],
+                dependencies: ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
                 path: "Sources/RecordKitService"),
 
         // MARK: Built-in upload extensions (public SDK + media for muxing).
@@ -112,10 +112,11 @@ let package = Package(
             name: "recordctl-engine",
             dependencies: [
                 "RecordKitService", "RecordCtlSupport",
+                "RecordKitBuiltins",  // the built-in extensions, handed to the service (it links none)
                 "RecordKitMedia",  // `recordctl trim` (MovieTrimmer), in process
             ],
             path: "Sources/recordctl-engine"),
-        .executableTarget(name: "recordd", dependencies: ["RecordKitService"], path: "Sources/recordd"),
+        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins"], path: "Sources/recordd"),
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
         // Test support: flashes a window and beeps into a PulseAudio sink at the same instant (A/V sync tests).
@@ -134,14 +135,33 @@ let package = Package(
         // MARK: Fuzz targets (issue 13): scripts/fuzz.sh builds them with libFuzzer
         // (-sanitize=fuzzer -parse-as-library -DRK_FUZZ); a plain build makes each a replayer of
         // its corpus (Tests/Fuzz/corpus), so they always compile.
-        .executableTarget(name: "rk-fuzz-control", dependencies: ["RecordKitService"], path: "Tests/Fuzz/control"),
+        .executableTarget(name: "rk-fuzz-control", dependencies: ["RecordKitControl"], path: "Tests/Fuzz/control"),
         .executableTarget(name: "rk-fuzz-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"], path: "Tests/Fuzz/extension"),
 
-        // MARK: Tests (real Xvfb, real PulseAudio; see scripts/rig.sh).
+        // MARK: Test support: what several test targets share.
+        .target(name: "MediaTestSupport", dependencies: ["RecordKit", "RecordKitMedia"], path: "Tests/Support/MediaTestSupport"),
+        .target(name: "ExtensionTestSupport", dependencies: ["RecordKit", "RecordKitExtensions"], path: "Tests/Support/ExtensionTestSupport"),
+        .target(name: "HandlerTestSupport", dependencies: ["RecordKit"], path: "Tests/Support/HandlerTestSupport"),
+
+        // MARK: The fast tier: one test target per module, no display, audio server or network
+        // server (`scripts/test.sh --fast` runs every `*UnitTests` target; docs/TESTING.md).
+        .testTarget(name: "PipelineUnitTests", dependencies: ["RecordKit", "RecordKitPipeline", "CShims", "HandlerTestSupport"], path: "Tests/PipelineUnitTests"),
+        .testTarget(name: "MediaUnitTests",
+                    dependencies: ["RecordKit", "RecordKitMedia", "RecordKitPipeline", "CColorConversion", "CFFmpeg", "MediaTestSupport"],
+                    path: "Tests/MediaUnitTests"),
+        .testTarget(name: "CaptureUnitTests", dependencies: ["RecordKitCapture"], path: "Tests/CaptureUnitTests"),
+        .testTarget(name: "ExtensionsUnitTests",
+                    dependencies: ["RecordKit", "RecordKitMedia", "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitService", "RecordKitBuiltins",
+                                   "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension", "CFFmpeg",
+                                   "ExtensionTestSupport", "MediaTestSupport"],
+                    path: "Tests/ExtensionsUnitTests"),
+        .testTarget(name: "ServiceUnitTests", dependencies: ["RecordKitService", "CShims", "ExtensionTestSupport"], path: "Tests/ServiceUnitTests"),
+
+        // MARK: Tests on the rig (real Xvfb, real PulseAudio, nginx-rtmp; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",
                     dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "FileUploadExtension", "RTMPUploadExtension", "RecordKitService", "CShims", "ReplayBufferExtension",
                                    "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitBuiltins", "PreviewExtension",
-                                   "CColorConversion", "CFFmpeg"],
+                                   "CColorConversion", "CFFmpeg", "MediaTestSupport", "ExtensionTestSupport", "HandlerTestSupport"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
     ]

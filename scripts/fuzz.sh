@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the two protocol parsers with libFuzzer for a bounded time each (issue 13):
 #   rk-fuzz-control    the control protocol (recordd's request lines: parser, id recovery,
-#                      start arguments, URL checks, secret masking)
+#                      URL checks, secret masking; links RecordKitControl only)
 #   rk-fuzz-extension  the extension protocol (datagrams between host and extension)
 # Builds them with `-sanitize=fuzzer` in a scratch dir of their own (.build-fuzz), starting from
 # the seed corpus in Tests/Fuzz/corpus/<name>. A crash, a trap or a failed precondition fails

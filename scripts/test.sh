@@ -5,6 +5,8 @@
 #
 #   scripts/test.sh                      everything
 #   scripts/test.sh --filter RecordToFileTests     extra arguments go to `swift test`
+#   scripts/test.sh --fast               the fast tier: every `*UnitTests` target, no rig, no
+#                                        servers (no display, audio or network server needed)
 #
 # The rig is stopped at the end unless it was already running before (someone else's) or
 # RK_KEEP_RIG=1. Concurrent runs on one rig dir wait for each other (a lock in the rig dir).
@@ -21,6 +23,17 @@ SCRATCH=()
 [ -n "${RK_SCRATCH_PATH:-}" ] && SCRATCH=(--scratch-path "$RK_SCRATCH_PATH")
 
 bash scripts/install-deps.sh
+
+# The fast tier (docs/TESTING.md): the per-module unit test targets, which need no display, audio
+# server or network server, so no rig is started and nothing waits for the rig's lock.
+if [ "${1:-}" = --fast ]; then
+  shift
+  swift build "${SCRATCH[@]}" --build-tests
+  status=0
+  swift test "${SCRATCH[@]}" --skip-build --filter 'UnitTests\.' "$@" || status=$?
+  echo "test: fast tier: swift test exited with status $status" >&2
+  exit "$status"
+fi
 
 # One test run per rig at a time: the tests share its display, and windows of two runs would
 # cover each other. (fd 8 is closed for the rig's servers, so they never hold this lock.)

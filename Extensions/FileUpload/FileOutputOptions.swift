@@ -6,7 +6,8 @@ public struct FileOutputOptions: Sendable {
     /// The container format of the file.
     public enum Container: String, Sendable, Codable {
         /// MPEG-4 (`.mp4`): written fragmented while recording (so a crash leaves a playable
-        /// file), then rewritten as a plain MP4 with its index first.
+        /// file), then finished in place as a plain MP4 with its index last (or first, with
+        /// ``FileOutputOptions/faststart``).
         case mp4
         /// Matroska (`.mkv`): written directly; playable at every moment.
         case mkv
@@ -34,6 +35,11 @@ public struct FileOutputOptions: Sendable {
     /// Whether the file records the video encode a stream of the same recording asks for
     /// (``HandlerInput/sharesVideoEncode``), as OBS's "same as stream": one encoder for both.
     public var sharesStreamEncode: Bool = true
+    /// Whether an MP4 gets its index first (`--faststart`), for files published on the web that
+    /// should play while they download. Costs a rewrite of the whole file at stop (time in
+    /// proportion to its length, and free space for a second copy); without it the index is
+    /// appended at the end and stopping takes the same short time for any length.
+    public var faststart: Bool = false
     /// When the file is cut into parts by itself (`--split-every`, `--split-size`); the default
     /// only on request (`recordctl split`).
     public var split = SplitPolicy()

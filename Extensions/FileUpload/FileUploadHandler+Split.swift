@@ -100,12 +100,14 @@ extension FileUploadHandler {
         let next = current.map { self.destination(of: $0) } ?? ""
         let destination = self.destination(of: part)
         let container = options.container
+        let faststart = options.faststart
         let directory = context?.workingDirectory
         let context = self.context
         let seconds = Double((part.cutNs ?? part.originNs) - part.originNs) / 1e9
         finalizer.async { [self] in
             do throws(BroadcastError) {
-                try Self.finalize(part, to: destination, container: container, working: directory != nil, inPlace: true)
+                try Self.finalize(part, to: destination, container: container, working: directory != nil, inPlace: true,
+                                  faststart: faststart)
                 if let directory, let name = part.noteName { RecoveryNote.remove(from: directory, name: name) }
                 deliveredParts.withLock { $0.append(destination) }
                 context?.publish(event: BroadcastEvent(kind: "file-part",
@@ -122,20 +124,21 @@ extension FileUploadHandler {
     }
 
     /// Writes `part`'s trailer and delivers it to `destination` with its chapters: from a
-    /// working file or another name, remuxed (MP4) or renamed (Matroska); in place, rewritten
-    /// with its index first (MP4, when `inPlace`). Any thread that owns the part.
+    /// working file or another name, finalized and renamed (MP4; remuxed with its index first
+    /// with `faststart`) or renamed (Matroska); in place, finalized where it is (MP4, when
+    /// `inPlace`; ``MP4Finalizer``). Any thread that owns the part.
     static func finalize(_ part: FilePart, to destination: String, container: FileOutputOptions.Container,
-                         working: Bool, inPlace: Bool) throws(BroadcastError) {
+                         working: Bool, inPlace: Bool, faststart: Bool) throws(BroadcastError) {
         let chapters = part.mediaChapters
         if container == .mkv { part.writer.addChapters(chapters) }
         var trailerError: BroadcastError?
         // After a write error the trailer usually fails too; the file still plays as it is.
         do throws(BroadcastError) { try part.writer.finish() } catch { trailerError = error }
         if working || part.writer.path != destination {
-            try MP4Finalizer.deliver(part.writer.path, to: destination, remux: container == .mp4,
-                                     chapters: container == .mp4 ? chapters.coveringFromZero() : [])
+            try MP4Finalizer.deliver(part.writer.path, to: destination, mp4: container == .mp4,
+                                     chapters: container == .mp4 ? chapters.coveringFromZero() : [], faststart: faststart)
         } else if container == .mp4, inPlace, trailerError == nil {
-            try MP4Finalizer.finalize(destination, chapters: chapters.coveringFromZero())
+            try MP4Finalizer.finalize(destination, chapters: chapters.coveringFromZero(), faststart: faststart)
         }
         if let trailerError { throw trailerError }
     }

@@ -16,9 +16,11 @@ import Synchronization
 /// once a second, so after a `kill -9` or a power cut all but about the last second plays.
 /// With a ``BroadcastContext/workingDirectory`` (the service) the file is written there and
 /// moved to its destination at the end; ``recover(workingDirectory:)`` does the same for a
-/// recording whose recorder died. ``broadcastFinished()`` rewrites an MP4 into a plain one with
-/// its index first (`+faststart`), through a temporary file, `fsync` and `rename`. Matroska is
-/// written directly (one-second clusters) and finished with cues.
+/// recording whose recorder died. ``broadcastFinished()`` turns an MP4 into a plain one where it
+/// lies, its index appended at the end and no media copied (``MP4Finalizer``), so stopping takes
+/// the same time for any length; with ``FileOutputOptions/faststart`` it is remuxed with its
+/// index first instead, through a temporary file, `fsync` and `rename`. Matroska is written
+/// directly (one-second clusters) and finished with cues.
 ///
 /// Split files (docs/recordctl/split.md): the action `split` (``splitAction``) and the
 /// ``FileOutputOptions/split`` policy close the current part at the next key frame and go on
@@ -192,7 +194,8 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
         }
         let destination = part.number == 1 ? outputPath : PartNaming.path(for: outputPath, part: part.number)
         do throws(BroadcastError) {
-            try Self.finalize(part, to: destination, container: options.container, working: workingDirectory != nil, inPlace: phase == .recording)
+            try Self.finalize(part, to: destination, container: options.container, working: workingDirectory != nil, inPlace: phase == .recording,
+                              faststart: options.faststart)
         } catch {
             fail(error, always: workingDirectory != nil)
         }
@@ -200,7 +203,8 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
 
     /// Delivers the files an interrupted recording left in `workingDirectory` to their
     /// destinations (or `name (recovered N).ext` beside one that is taken), as a normal stop
-    /// would: remuxed into a plain MP4 through a temporary file, `fsync`, `rename`, with the
+    /// would: finalized in place into a plain MP4 (its index appended; a fragment the crash cut
+    /// short keeps its complete samples) and renamed, with the
     /// chapters of the markers made before the interruption. A split recording gives back the
     /// part being written and any part still being finalized. Returns the delivered paths;
     /// nothing when no working file has media.
@@ -209,7 +213,7 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
         for (name, note) in RecoveryNote.readAll(from: workingDirectory) where FileWriter.size(of: note.workingFile) > 0 {
             let target = RecoveryNote.freeDestination(note.destination)
             let chapters = note.chapters
-            try MP4Finalizer.deliver(note.workingFile, to: target, remux: note.container == .mp4,
+            try MP4Finalizer.deliver(note.workingFile, to: target, mp4: note.container == .mp4,
                                      chapters: note.container == .mp4 ? chapters.coveringFromZero() : chapters)
             RecoveryNote.remove(from: workingDirectory, name: name)
             delivered.append(target)

@@ -15,7 +15,8 @@ public enum FileUploadManifest {
     /// default location), `format` (`mp4`, `mkv`, or empty: from the path), `overwrite`, and the
     /// encoding choices (`videoCodec`, `encoder`, `preset`, `crf`, `bitrate`, `keyframeInterval`,
     /// `audioCodec`, `audioBitrate`; empty: the default), `splitEvery` (seconds) and `splitSize`
-    /// (MB) for parts cut by themselves (``SplitPolicy``), checked by opening each chosen encoder
+    /// (MB) for parts cut by themselves (``SplitPolicy``), `faststart` (`true`: an MP4's index
+    /// first, ``FileOutputOptions/faststart``), checked by opening each chosen encoder
     /// once. Throws ``BroadcastError/Kind/invalidSetup`` for a format it does not write or a
     /// choice that cannot work (an encoder without its device, Opus in MP4, …).
     public static func handler(setup: SetupInfo) throws(BroadcastError) -> FileUploadHandler {
@@ -37,6 +38,7 @@ public enum FileUploadManifest {
         // Without a quality of its own (a CRF) or another codec, the file records a stream's encode.
         options.sharesStreamEncode = choices.crf == nil && options.video.codec == .h264
         options.split = try SplitPolicy(setup: setup)
+        options.faststart = setup["faststart"] == "true"
         return FileUploadHandler(options: options)
     }
 }

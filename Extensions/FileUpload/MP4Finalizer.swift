@@ -2,17 +2,32 @@ import Glibc
 import RecordKit
 import RecordKitMedia
 
-/// Turns the fragmented MP4 written while recording into a plain MP4 with its index (`moov`)
-/// first, atomically: remux into a hidden temporary file next to it, `fsync`, `rename` over.
+/// Turns the fragmented MP4 written while recording into a plain MP4.
+///
+/// By default in place and without copying the media (``MP4IndexAppender``): the index
+/// (`moov`) is appended at the end and the fragments become one `mdat`, so finishing takes the
+/// same time for a minute and for ten hours and needs no free space beyond the index (about
+/// 2 MB an hour). With `faststart` (`--faststart`, for files published on the web that should
+/// start playing before they are downloaded) the index goes first: the file is remuxed into a
+/// hidden temporary file next to it, `fsync`ed and renamed over, which reads and writes the
+/// whole recording and needs a second copy's free space.
 enum MP4Finalizer {
     /// The temporary file used while finalizing `path`: `.<name>.finalizing.mp4` beside it.
     static func temporaryPath(for path: String) -> String {
         PathName.directory(of: path) + "/." + PathName.lastComponent(of: path) + ".finalizing.mp4"
     }
 
-    /// Rewrites `path` in place. On failure `path` is untouched (still the fragmented file,
-    /// which plays) and the temporary file is removed.
-    static func finalize(_ path: String, chapters: [MediaChapter] = []) throws(BroadcastError) {
+    /// Finalizes `path` where it is, with `chapters`. On failure `path` still plays as the
+    /// fragmented file it was (and the temporary file of `faststart` is removed).
+    static func finalize(_ path: String, chapters: [MediaChapter] = [], faststart: Bool = false) throws(BroadcastError) {
+        guard faststart else {
+            do {
+                try MP4IndexAppender.finalize(path, chapters: chapters)
+            } catch {
+                throw BroadcastError(.outputFailed, "finalizing \(path) failed: \(error.message); the fragmented MP4 was kept and plays as it is")
+            }
+            return
+        }
         let temporary = temporaryPath(for: path)
         do {
             try Remuxer.remux(from: path, to: temporary, container: "mp4", options: ["movflags": "+faststart"], chapters: chapters)
@@ -33,13 +48,37 @@ enum MP4Finalizer {
         _ = sync(PathName.directory(of: path))
     }
 
-    /// Moves a finished working file to `destination`: remuxed into a plain MP4 (`remux`) or
-    /// renamed (copied across file systems; remuxed as Matroska when `chapters` must be added), through a temporary file beside the destination,
-    /// so the destination is complete or untouched. The working file is removed on success and
-    /// kept (recoverable) on failure.
-    static func deliver(_ working: String, to destination: String, remux: Bool, chapters: [MediaChapter] = []) throws(BroadcastError) {
+    /// Moves a finished working file to `destination`, so the destination is complete or
+    /// untouched. An MP4 (`mp4`) is finalized in place and renamed (constant time; across file
+    /// systems it is copied through a temporary file beside the destination), or with
+    /// `faststart` remuxed with its index first through that temporary file. Matroska is renamed
+    /// (copied across file systems; remuxed when `chapters` must be added). The working file is
+    /// removed on success and kept (recoverable, and playable) on failure.
+    static func deliver(_ working: String, to destination: String, mp4: Bool, chapters: [MediaChapter] = [],
+                        faststart: Bool = false) throws(BroadcastError) {
         let temporary = temporaryPath(for: destination)
-        if remux {
+        if mp4, !faststart {
+            do {
+                try MP4IndexAppender.finalize(working, chapters: chapters)
+            } catch {
+                throw BroadcastError(.outputFailed, "finalizing \(destination) failed: \(error.message); the recording stays in \(working)")
+            }
+            if rename(working, destination) == 0 {
+                _ = sync(PathName.directory(of: destination))
+                return
+            }
+            guard errno == EXDEV else {
+                let failure = SystemError.current
+                throw BroadcastError(.outputFailed, "moving the recording to \(destination) failed: \(failure); it stays in \(working)")
+            }
+            // Another file system: the bytes must be copied (the finalized file, as it is).
+            do {
+                try Remuxer.remux(from: working, to: temporary, container: "mp4", options: [:])
+            } catch {
+                unlink(temporary)
+                throw BroadcastError(.outputFailed, "moving the recording to \(destination) failed: \(error.message); it stays in \(working)")
+            }
+        } else if mp4 {
             do {
                 try Remuxer.remux(from: working, to: temporary, container: "mp4", options: ["movflags": "+faststart"], chapters: chapters)
             } catch {

@@ -32,11 +32,9 @@ struct FLVTimestamps {
         lastDecodeTime[stream] = dts
         let pts = max(dts, sample.presentationTime.converted(to: 1000).value + offset)
         let duration = max(0, sample.duration.converted(to: 1000).value)
-        let stamped = EncodedPacket(data: packet.data, decodeTime: MediaTime(value: dts, timescale: 1000),
-                                    isKeyFrame: packet.isKeyFrame, encoderID: packet.encoderID)
-        return SampleBuffer(type: sample.type, presentationTime: MediaTime(value: pts, timescale: 1000),
-                            duration: MediaTime(value: duration, timescale: 1000),
-                            formatDescription: sample.formatDescription, payload: .packet(stamped))
+        let stamped = packet.replacing(decodeTime: MediaTime(value: dts, timescale: 1000))
+        return sample.replacing(presentationTime: MediaTime(value: pts, timescale: 1000), duration: MediaTime(value: duration, timescale: 1000),
+                                payload: .packet(stamped))
     }
 
     /// The broadcast time, in milliseconds, that FLV time `milliseconds` stands for.

@@ -38,9 +38,6 @@ enum H264FillerStripper {
         stripped.reserveCapacity(keep.reduce(0) { $0 + $1.count })
         for range in keep { stripped += bytes[range] }
         let data = MediaBuffer(copying: stripped)
-        return SampleBuffer(type: sample.type, presentationTime: sample.presentationTime, duration: sample.duration,
-                            formatDescription: sample.formatDescription,
-                            payload: .packet(EncodedPacket(data: data, decodeTime: packet.decodeTime, isKeyFrame: packet.isKeyFrame,
-                                                           encoderID: packet.encoderID)))
+        return sample.replacing(payload: .packet(packet.replacing(data: data)))
     }
 }

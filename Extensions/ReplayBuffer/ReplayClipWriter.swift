@@ -2,8 +2,10 @@ import Glibc
 import RecordKit
 import RecordKitMedia
 
-/// Writes a ``ReplayClip`` to a plain MP4 (index first), through a hidden temporary file beside
-/// the destination, `fsync` and `rename`, so the destination is complete or absent.
+/// Writes a ``ReplayClip`` to a plain MP4, through a hidden temporary file beside the
+/// destination, `fsync` and `rename`, so the destination is complete or absent. The index goes
+/// at the end, as libavformat writes it: the clip's media is written once (with `+faststart` it
+/// would be written a second time to move the index first).
 enum ReplayClipWriter {
     /// Writes `clip` with `streams` (in file order) to `path`. Throws
     /// ``BroadcastError/Kind/outputFailed`` with what failed; nothing is left behind then.
@@ -15,7 +17,7 @@ enum ReplayClipWriter {
         let index = Dictionary(uniqueKeysWithValues: streams.enumerated().map { ($1.0, $0) })
         do throws(MediaError) {
             let muxer = try Muxer(url: temporary, container: "mp4", streams: streams.map(\.1), chapters: clip.chapters.coveringFromZero(),
-                                  options: ["movflags": "+faststart"])
+                                  options: [:])
             do throws(MediaError) {
                 for sample in clip.samples {
                     guard let stream = index[sample.type] else { continue }

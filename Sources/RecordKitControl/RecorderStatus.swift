@@ -47,10 +47,15 @@ public struct RecorderStatus: Sendable, Codable {
     public var warnings: [String]
     /// How many video encoders run (one per distinct setting).
     public var videoEncoders: Int
+    /// How many audio encoders run: one per distinct track and setting; a recording with one
+    /// audio track encodes it once, whether handlers ask for it as that track or as "mixed".
+    /// Nil from a service older than this field.
+    public var audioEncoders: Int?
 
     /// Creates a snapshot.
     public init(state: RecorderState, pauseReason: String?, recordedSeconds: Double, pausedSeconds: Double,
-                capture: CaptureStatus, handlers: [HandlerSnapshot], warnings: [String], videoEncoders: Int) {
+                capture: CaptureStatus, handlers: [HandlerSnapshot], warnings: [String], videoEncoders: Int, audioEncoders: Int? = nil) {
+        self.audioEncoders = audioEncoders
         self.state = state
         self.pauseReason = pauseReason
         self.recordedSeconds = recordedSeconds

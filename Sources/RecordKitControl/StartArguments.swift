@@ -57,6 +57,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var splitEvery: Double?
     /// Megabytes (10^6 bytes) per file part (`--split-size`), or nil for no size limit.
     public var splitSize: Double?
+    /// Whether an MP4 file gets its index first (`--faststart`): stop then rewrites the file.
+    public var faststart: Bool = false
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     public init() {}
@@ -92,5 +94,6 @@ public struct StartArguments: Codable, Sendable, Equatable {
         replayBufferMaxMegabytes = try c.decodeIfPresent(Int.self, forKey: .replayBufferMaxMegabytes)
         splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
+        faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import RecordKitBuiltins
 import RecordKitExtensions
 
 /// One extension of the catalog as `recordctl extensions` shows it (text, or JSON).
@@ -25,10 +24,10 @@ public struct ExtensionListing: Encodable, Sendable {
 
     private enum CodingKeys: String, CodingKey { case name, version, origin, directory, usable, error, input, setup }
 
-    /// Every extension the recorder can use: built-in ones, then those in `extensionsDirectories`
-    /// and in the user's directory (``userDirectory``).
-    public static func all(extensionsDirectories: [String]) -> [ExtensionListing] {
-        BuiltinExtensions.catalog(extensionsDirectories: extensionsDirectories).entries.map(ExtensionListing.init)
+    /// Every extension the recorder can use: `builtins` (those the executable links), then those
+    /// in `extensionsDirectories` and in the user's directory (``userDirectory``).
+    public static func all(builtins: [BuiltinExtension], extensionsDirectories: [String]) -> [ExtensionListing] {
+        ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: extensionsDirectories).entries.map(ExtensionListing.init)
     }
 
     /// Where the user's extensions go: `$XDG_DATA_HOME/recordkit/extensions`.

@@ -1,4 +1,5 @@
 import RecordKit
+import RecordKitExtensions
 import RecordKitPipeline
 
 extension RecordingSession {
@@ -76,11 +77,13 @@ extension RecordingSession {
     /// a session that keeps the last `seconds` (15 by default, ReplayKit's longest clip) in
     /// memory and writes no file, with `arguments`' capture settings. Stop it with
     /// ``stop(reason:)`` (nothing is written); export with ``exportClip(to:duration:)``.
-    public static func startClipBuffering(seconds: Double = 15, arguments: StartArguments = StartArguments()) throws(ControlError) -> RecordingSession {
+    /// `builtins` must hold the `replay-buffer` extension.
+    public static func startClipBuffering(seconds: Double = 15, arguments: StartArguments = StartArguments(),
+                                          builtins: [BuiltinExtension]) throws(ControlError) -> RecordingSession {
         var arguments = arguments
         arguments.noFile = true
         arguments.replayBuffer = seconds
-        let session = try RecordingSession(arguments: arguments)
+        let session = try RecordingSession(arguments: arguments, builtins: builtins)
         try session.start()
         return session
     }

@@ -1,5 +1,4 @@
 import RecordKit
-import RecordKitBuiltins
 import RecordKitExtensions
 import RecordKitPipeline
 
@@ -25,11 +24,13 @@ public final class RecordingSession: Sendable {
     /// The handlers, as the journal records them: registration name, extension name, working directory.
     public let handlers: [SessionJournal.Handler]
 
-    /// Builds the recording; nothing runs before ``start()``. With `workingDirectory`, every
-    /// handler gets a directory of its own under it (`<dir>/<handler>`), which a later recovery
-    /// hands back to its extension. Throws `bad_argument` for malformed arguments, an unknown
-    /// or broken extension, or a bad setup value.
-    public init(arguments: StartArguments, workingDirectory: String? = nil,
+    /// Builds the recording; nothing runs before ``start()``. Handlers come by name from the
+    /// catalog made of `builtins` (the extensions the executable links: the service links none)
+    /// and the extension directories. With `workingDirectory`, every handler gets a directory of
+    /// its own under it (`<dir>/<handler>`), which a later recovery hands back to its extension.
+    /// Throws `bad_argument` for malformed arguments, an unknown or broken extension, or a bad
+    /// setup value.
+    public init(arguments: StartArguments, builtins: [BuiltinExtension], workingDirectory: String? = nil,
                 onEvent: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) throws(ControlError) {
         let configuration = try arguments.recordingConfiguration()
         let requests = arguments.extensionRequests()
@@ -38,7 +39,7 @@ public final class RecordingSession: Sendable {
         }
         let registrations: [HandlerRegistration]
         do throws(ExtensionError) {
-            registrations = try BuiltinExtensions.catalog(extensionsDirectories: arguments.extensionsDirs)
+            registrations = try ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: arguments.extensionsDirs)
                 .registrations(for: requests, workingDirectories: workingDirectory)
         } catch {
             throw ControlError(.badArgument, error.message)

@@ -18,7 +18,7 @@ extension StartArguments {
     }
 
     /// The extensions these arguments ask for, in order: the `file` extension (unless
-    /// ``noFile``) with `--output`, `--format`, `--overwrite` and `--split-every`/`--split-size` as its setup, one `rtmp`
+    /// ``noFile``) with `--output`, `--format`, `--overwrite`, `--faststart` and `--split-every`/`--split-size` as its setup, one `rtmp`
     /// extension per endpoint, the `replay-buffer` extension for `--replay-buffer`, then every
     /// `--extension`. The encoding choices (``encoding``) go to the file and to each endpoint,
     /// which resolve them for what they write. `--output`, `--rtmp` and `--extension`
@@ -29,6 +29,7 @@ extension StartArguments {
             var file = ["path": output ?? "", "format": format ?? "", "overwrite": overwrite ? "true" : "false"]
             if let splitEvery { file["splitEvery"] = String(splitEvery) }  // issue 10: split files
             if let splitSize { file["splitSize"] = String(splitSize) }
+            if faststart { file["faststart"] = "true" }  // issue 23: index first, on request
             requests.append(ExtensionRequest(name: "file", setup: file.merging(encoding) { own, _ in own }))
         }
         for url in rtmp { requests.append(ExtensionRequest(name: "rtmp", setup: ["url": url].merging(encoding) { own, _ in own })) }

@@ -1,13 +1,14 @@
-import RecordKitBuiltins
 import RecordKitExtensions
 
 extension StartArguments {
     /// Checks every value as starting would, without starting anything: the capture
-    /// configuration, and each requested extension against its manifest. Throws `bad_argument`.
-    public func check() throws(ControlError) {
+    /// configuration, and each requested extension against its manifest in the catalog made of
+    /// `builtins` (what the executable links) and the extension directories. Throws `bad_argument`.
+    public func check(builtins: [BuiltinExtension]) throws(ControlError) {
         _ = try recordingConfiguration()
         do throws(ExtensionError) {
-            _ = try BuiltinExtensions.catalog(extensionsDirectories: extensionsDirs).registrations(for: extensionRequests())
+            _ = try ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: extensionsDirs)
+                .registrations(for: extensionRequests())
         } catch {
             throw ControlError(.badArgument, error.message)
         }

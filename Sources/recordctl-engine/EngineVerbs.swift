@@ -1,5 +1,6 @@
 import Foundation
 import RecordCtlSupport
+import RecordKitBuiltins
 import RecordKitService
 
 /// Runs one ``EngineRequest`` in this process and returns recordctl's exit code for it: what
@@ -26,7 +27,7 @@ enum EngineVerbs {
     /// cannot open, Opus in MP4, an unknown extension: exit 64 before anything records), then
     /// one recording in the foreground.
     static func record(_ arguments: StartArguments, duration: Double?) -> Int32 {
-        do throws(ControlError) { try arguments.check() } catch {
+        do throws(ControlError) { try arguments.check(builtins: BuiltinExtensions.all) } catch {
             Console.error(error.message)
             return ExitCodes.usage
         }
@@ -35,7 +36,7 @@ enum EngineVerbs {
 
     /// `recordctl extensions`: every extension, where it comes from, why a broken one cannot load.
     static func extensions(directories: [String], json: Bool) -> Int32 {
-        let listings = ExtensionListing.all(extensionsDirectories: directories)
+        let listings = ExtensionListing.all(builtins: BuiltinExtensions.all, extensionsDirectories: directories)
         if json {
             Console.json(listings)
             return 0

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import RecordCtlSupport
+import RecordKitBuiltins
 import RecordKitService
 
 /// Runs one recording in this process until a duration passes, SIGINT/SIGTERM arrives, or the
@@ -15,7 +16,7 @@ struct ForegroundSession {
         let session: RecordingSession
         let outcome = ForegroundOutcome()
         do throws(ControlError) {
-            session = try RecordingSession(arguments: arguments) { event in
+            session = try RecordingSession(arguments: arguments, builtins: BuiltinExtensions.all) { event in
                 if event.handler != nil || event.isWarning || event.state == .failed { Console.error(event.reason) }
                 // A file part finalized after a split (docs/recordctl/split.md): its path on stdout now.
                 if event.kind == "file-part", let path = event.path { Console.out(path) }

@@ -52,6 +52,11 @@ struct RecordingOptions: ParsableArguments {
     @Flag(help: "Replace the output file if it exists.")
     var overwrite = false
 
+    @Flag(help: ArgumentHelp("Write an MP4's index first, for files published on the web that should play while they download. "
+                             + "Costs a rewrite of the whole file at stop (time in proportion to its length, free space for a second copy); "
+                             + "without it the index is appended at the end and stop takes the same short time for any length."))
+    var faststart = false
+
     @Flag(help: "Write no file: only broadcast (--rtmp), keep a replay buffer (--replay-buffer) or feed extensions.")
     var noFile = false
 
@@ -85,7 +90,9 @@ struct RecordingOptions: ParsableArguments {
         guard (1...120).contains(fps) else { throw ValidationError("--fps must be between 1 and 120, got \(fps)") }
         if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
         if noMic && noAppAudio && requireAudio { throw ValidationError("--require-audio contradicts --no-mic --no-app-audio") }
-        if noFile && (output != nil || format != nil || overwrite) { throw ValidationError("--no-file contradicts --output, --format and --overwrite") }
+        if noFile && (output != nil || format != nil || overwrite || faststart) {
+            throw ValidationError("--no-file contradicts --output, --format, --overwrite and --faststart")
+        }
         if noFile && (split.seconds != nil || split.megabytes != nil) { throw ValidationError("--no-file contradicts --split-every and --split-size") }
         try sources.check(region: region, window: window, noAppAudio: noAppAudio, appSink: appSink)
     }
@@ -115,6 +122,7 @@ struct RecordingOptions: ParsableArguments {
         a.format = format?.rawValue
         a.overwrite = overwrite
         a.noFile = noFile
+        a.faststart = faststart
         replay.apply(to: &a)
         split.apply(to: &a)
         a.rtmp = try rtmpKey.resolve(rtmp)

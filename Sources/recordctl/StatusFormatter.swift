@@ -16,7 +16,7 @@ enum StatusFormatter {
             let c = rec.capture
             lines.append(String(format: "capture: %dx%d at %.1f fps, %lld frames, %lld dropped, audio: %@", c.width, c.height, c.fps,
                                 c.framesCaptured, c.framesDropped, c.audioTracks.isEmpty ? "none" : c.audioTracks.joined(separator: ", ")))
-            lines.append("video encoders: \(rec.videoEncoders)")
+            lines.append("video encoders: \(rec.videoEncoders)" + (rec.audioEncoders.map { ", audio encoders: \($0)" } ?? ""))
             if let d = c.damage { lines.append(DamageStatusLine.text(d)) }
             if !c.audioOffsetMs.isEmpty {
                 lines.append("a/v offset: " + c.audioOffsetMs.keys.sorted().map { String(format: "%@ %+.1f ms", $0, c.audioOffsetMs[$0]!) }.joined(separator: ", "))

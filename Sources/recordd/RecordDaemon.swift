@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import RecordKitBuiltins
 import RecordKitService
 
 /// The service process: binds the socket, recovers interrupted recordings, serves requests,
@@ -16,7 +17,7 @@ enum RecordDaemon {
         let paths = ServicePaths()
         let holder = ServerHolder()
         let coordinator = ShutdownCoordinator()
-        let service = RecordingService(paths: paths) {
+        let service = RecordingService(paths: paths, builtins: BuiltinExtensions.all) {
             // The shutdown request already finalized the recording; stop serving.
             coordinator.request(reason: "shutdown requested", log: log) { holder.server?.stop() }
         }

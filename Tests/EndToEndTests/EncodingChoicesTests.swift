@@ -66,7 +66,8 @@ final class EncodingChoicesTests: EndToEndTestCase {
         let rc = try Recordctl(rig)
         let out = path("never.mp4")
         let cases: [(args: [String], says: String)] = [
-            (["--encoder", "h264_vaapi"], "hardware encoder"),
+            (["--encoder", "h264_vaapi"], "yuv420p pictures in system memory"),  // issue 23: the real reason
+            (["--encoder", "h264_qsv"], "takes only nv12, p010le, qsv pictures"),
             (["--encoder", "h264_nvenc"], "hardware encoder"),
             (["--encoder", "no_such_encoder"], "no H.264, HEVC or AV1 video encoder named 'no_such_encoder'"),
             (["--audio-codec", "opus"], "--format mkv for Opus"),

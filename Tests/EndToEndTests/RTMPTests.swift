@@ -124,6 +124,7 @@ final class RTMPTests: EndToEndTestCase {
         let json = try service.ok(["status", "--json"])
         verbose("status:\n\(text)")
         XCTAssertTrue(text.contains("video encoders: 1"), "file and both streams share one encoder:\n\(text)")
+        XCTAssertTrue(text.contains("audio encoders: 3"), "app and mic for the file, their mix for both streams:\n\(text)")
         let lines = text.split(separator: "\n").map(String.init)
         let first = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp:") }, text)
         XCTAssertTrue(first.contains("running") && first.contains("state live") && first.contains("url \(url)/****"), first)
@@ -147,6 +148,35 @@ final class RTMPTests: EndToEndTestCase {
         let file = try FFprobe.probe(out, countFrames: false)
         XCTAssertEqual(file.video.count, 1, "\(file)")
         XCTAssertEqual(file.audio.count, 2, "\(file)")
+    }
+
+    /// With one audio track, the "mixed" track the stream wants is that track's PCM: it is
+    /// encoded once for the file and the stream (status counts one audio encoder), and both
+    /// carry the app tone and nothing of the microphone's.
+    func testOneAudioTrackIsEncodedOnceForTheFileAndTheStream() throws {
+        let (url, recordDir) = try server()
+        let service = try ServiceHarness(rig: rig, workDir: workDir)
+        addTeardownBlock { service.shutdown() }
+        let key = "testkey-e2e-once-\(UUID().uuidString.prefix(8).lowercased())"
+        defer { removeRecordings(of: key, in: recordDir) }
+        let w = try window(size: (320, 240), position: (100, 100), color: windowColour)
+        let out = path("once.mp4")
+        try service.ok(["start", "--window", w.id, "--no-mic", "--output", out, "--rtmp", "\(url)/\(key)"])
+        Thread.sleep(forTimeInterval: 4)
+        let text = try service.ok(["status"])
+        verbose("status:\n\(text)")
+        XCTAssertTrue(text.contains("video encoders: 1, audio encoders: 1"), "one encode of each stream for the file and the stream:\n\(text)")
+        try service.ok(["stop"])
+        let flv = try XCTUnwrap(waitForRecordings(of: key, in: recordDir, count: 1).first, "the stream reached the server")
+        for (what, path) in [("file", out), ("stream", flv)] {
+            let tones = try ToneAnalyzer.analyze(path, audioStream: 0, candidates: [rig.appToneHz, rig.micToneHz, 700], start: 0.5)
+            verbose("\(what): \(tones)")
+            XCTAssertGreaterThan(tones.seconds, 2, "\(what): \(tones)")
+            let app = tones.power[rig.appToneHz] ?? 0, mic = tones.power[rig.micToneHz] ?? 0, none = max(tones.power[700] ?? 0, 1e-12)
+            XCTAssertGreaterThan(10 * log10(app / none), 20, "\(what) carries the app tone: \(tones)")
+            XCTAssertLessThan(10 * log10(max(mic, 1e-12) / none), 10, "\(what) has no microphone: \(tones)")
+        }
+        XCTAssertEqual(try FFprobe.probe(out, countFrames: false).audio.count, 1, "the file has the one track")
     }
 
     // MARK: - Helpers

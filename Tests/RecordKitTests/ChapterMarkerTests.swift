@@ -4,6 +4,7 @@ import RecordKitBuiltins
 import RecordKitCapture
 import RecordKitExtensions
 import RecordKitPipeline
+import ExtensionTestSupport
 import XCTest
 
 /// Markers (issue 10): `Recorder.mark` reaches every handler through `broadcastAnnotated`, in

@@ -4,6 +4,7 @@ import RecordKitCapture
 import RecordKitExtensions
 import RecordKitPipeline
 import Synchronization
+import ExtensionTestSupport
 import XCTest
 
 /// Out-of-process extensions in real recordings (the rig's Xvfb and PulseAudio): the serial

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MediaTestSupport
 import XCTest
 
 /// The rig's RTMP server (nginx-rtmp, scripts/rig.sh) as the in-process RTMP tests use it.

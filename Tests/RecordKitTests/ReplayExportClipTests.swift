@@ -1,5 +1,7 @@
 import Foundation
+import RecordKitBuiltins
 import RecordKitService
+import ExtensionTestSupport
 import XCTest
 
 /// The Swift API that mirrors ReplayKit's `exportClip(to:duration:)` (issue 10), on a real
@@ -19,7 +21,7 @@ final class ReplayExportClipTests: XCTestCase {
         arguments.region = "320x240+0+0"
         arguments.noFile = true
         arguments.replayBuffer = 3
-        let session = try RecordingSession(arguments: arguments)
+        let session = try RecordingSession(arguments: arguments, builtins: BuiltinExtensions.all)
         try session.start()
         XCTAssertTrue(session.waitForFirstFrame(timeout: 3))
         Thread.sleep(forTimeInterval: 4)
@@ -43,7 +45,7 @@ final class ReplayExportClipTests: XCTestCase {
         var plain = StartArguments()
         plain.region = "320x240+0+0"
         plain.output = root + "/plain.mp4"
-        let other = try RecordingSession(arguments: plain)
+        let other = try RecordingSession(arguments: plain, builtins: BuiltinExtensions.all)
         try other.start()
         XCTAssertThrowsError(try other.exportClip(to: nil, duration: nil)) { error in
             XCTAssertEqual((error as? ControlError)?.code, .invalidState, "no replay buffer: \(error)")
@@ -62,7 +64,7 @@ final class ReplayExportClipTests: XCTestCase {
         arguments.region = "320x240+0+0"
         arguments.output = root + "/whole.mp4"
         arguments.replayBuffer = 30
-        let session = try RecordingSession(arguments: arguments)
+        let session = try RecordingSession(arguments: arguments, builtins: BuiltinExtensions.all)
         try session.start()
         XCTAssertTrue(session.waitForFirstFrame(timeout: 3))
         Thread.sleep(forTimeInterval: 3)
@@ -84,7 +86,7 @@ final class ReplayExportClipTests: XCTestCase {
 
         var plain = StartArguments()
         plain.region = "320x240+0+0"
-        let buffering = try RecordingSession.startClipBuffering(seconds: 3, arguments: plain)
+        let buffering = try RecordingSession.startClipBuffering(seconds: 3, arguments: plain, builtins: BuiltinExtensions.all)
         XCTAssertTrue(buffering.waitForFirstFrame(timeout: 3))
         Thread.sleep(forTimeInterval: 4)
         let last = try buffering.exportClip(to: root + "/last.mp4", duration: 2)

@@ -1,3 +1,4 @@
+import HandlerTestSupport
 import XCTest
 import Foundation
 import Synchronization
@@ -5,49 +6,6 @@ import RecordKit
 import RecordKitCapture
 import RecordKitPipeline
 
-/// A handler that logs the entry and exit of every call and notices any overlap.
-final class CallLoggingHandler: BroadcastSampleHandler, @unchecked Sendable {
-    enum Call: Equatable { case started, sample(SampleBufferType), paused, resumed, finished }
-    let input: HandlerInput
-    private let delay: useconds_t
-    private let inCall = Atomic<Bool>(false)
-    private let log = Mutex<[Call]>([])
-    private let overlaps = Atomic<Int>(0)
-    private let lastTimes = Mutex<[SampleBufferType: MediaTime]>([:])
-    private let reorders = Atomic<Int>(0)
-
-    init(input: HandlerInput, delayMicroseconds: useconds_t = 0) {
-        self.input = input
-        self.delay = delayMicroseconds
-    }
-
-    private func call(_ c: Call, _ body: () -> Void = {}) {
-        if inCall.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
-        log.withLock { $0.append(c) }
-        body()
-        if delay > 0 { usleep(delay) }
-        inCall.store(false, ordering: .releasing)
-    }
-
-    func broadcastStarted(setupInfo: SetupInfo, context: any BroadcastContext) throws { call(.started) }
-    func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
-        call(.sample(type)) {
-            let t = sampleBuffer.timelineTime
-            lastTimes.withLock { last in
-                if let prev = last[type], t < prev { reorders.add(1, ordering: .relaxed) }
-                last[type] = t
-            }
-        }
-    }
-    func broadcastPaused() { call(.paused) }
-    func broadcastResumed() { call(.resumed) }
-    func broadcastFinished() { call(.finished) }
-
-    var calls: [Call] { log.withLock { $0 } }
-    var overlapCount: Int { overlaps.load(ordering: .relaxed) }
-    var reorderCount: Int { reorders.load(ordering: .relaxed) }
-    func count(_ type: SampleBufferType) -> Int { calls.filter { $0 == .sample(type) }.count }
-}
 
 /// The serial contract (DESIGN.md): per handler, calls never overlap, are never reordered,
 /// `broadcastStarted` comes first and `broadcastFinished` exactly once and last; a slow

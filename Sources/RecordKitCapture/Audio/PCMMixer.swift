@@ -75,8 +75,7 @@ public final class PCMMixer {
 
     /// `block` retyped as `.audioMixed`, sharing its memory.
     private static func alone(_ block: SampleBuffer) -> SampleBuffer {
-        SampleBuffer(type: .audioMixed, presentationTime: block.presentationTime, duration: block.duration,
-                     formatDescription: block.formatDescription, payload: block.payload)
+        block.replacing(type: .audioMixed)
     }
 
     /// The clipped sum of two blocks with the same startFrame; as long as the longer one.

@@ -1,13 +1,17 @@
 import RecordKit
 
 /// Checks, before anything records, that encoder settings open: the encoder exists in this
-/// FFmpeg, its preset and quality are valid, and a hardware encoder has its device.
+/// FFmpeg, it takes the pictures RecordKit gives it (``EncoderInputFormat``: not `h264_vaapi` or
+/// `h264_qsv`), its preset and quality are valid, and a hardware encoder has its device.
 ///
 /// Opens each encoder once on a small picture (or silence) and closes it: about 10-200 ms
 /// (SVT-AV1 is the slowest). Threading: any thread.
 public enum EncoderCheck {
     /// Throws the encoder's own complaint, phrased for the user, when `video` or `audio` cannot open.
     public static func check(video: VideoEncoderSettings, audio: AudioEncoderSettings?) throws(MediaError) {
+        if let refusal = EncoderInputFormat.refusal(for: video.resolvedEncoderName) {
+            throw MediaError("cannot use " + refusal)
+        }
         do throws(MediaError) {
             let encoder = try VideoEncoder(settings: video, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "check")
             // One frame, then flushed before it is freed: SVT-AV1's deinit waits forever for an

@@ -21,8 +21,12 @@ struct EncoderSet {
     /// whose every consumer tolerates encoder delay (constant frame rate only): their stages
     /// splice skips for unchanged slots (``StillRunEncoder``). `drainRoutes`: variable frame rate
     /// routes with look-ahead, drained on a still screen (``VideoEncodeStage``, issue 23).
+    /// `singleAudioTrack`: the one audio track that records, when there is exactly one; the
+    /// "mixed" track is then that track's PCM, so its encoded route shares the track's encoder
+    /// (one AAC encode, its packets relabelled `.audioMixed`) instead of encoding it twice.
     static func open(routes: Set<SampleRoute>, capture: ScreenCapture, frameRate: Int, slot: DispatcherSlot,
                      lowDelayRoutes: Set<SampleRoute> = [], spliceRoutes: Set<SampleRoute> = [], drainRoutes: Set<SampleRoute> = [],
+                     singleAudioTrack: SampleBufferType? = nil,
                      onRouteFailed: @escaping @Sendable (SampleRoute, String) -> Void,
                      onOverload: @escaping @Sendable (String) -> Void) throws(RecorderError) -> EncoderSet {
         var formats: [SampleRoute: FormatDescription] = [:]
@@ -30,8 +34,9 @@ struct EncoderSet {
         var audioStages: [AudioEncodeStage] = []
         var rawVideo: [SampleRoute] = []
         var rawAudio: [SampleRoute] = []
+        let mixedAliases = Self.mixedAliases(in: routes, singleAudioTrack: singleAudioTrack)
         var index = 0
-        for route in routes.sorted(by: { $0.description < $1.description }) {
+        for route in routes.sorted(by: { $0.description < $1.description }) where !mixedAliases.values.contains(route) {
             index += 1
             switch route {
             case .video(.encoded(let settings)):
@@ -48,12 +53,21 @@ struct EncoderSet {
                 rawVideo.append(route)
                 formats[route] = .video(VideoFormat(width: capture.width, height: capture.height, pixelFormat: pixelFormat))
             case .audio(let type, .encoded(let settings)):
+                let mixed = mixedAliases[route]
                 do {
                     let stage = try AudioEncodeStage(
                         type: type, settings: settings, id: "\(settings.codec.rawValue)-\(type.rawValue)-\(index)",
-                        onPacket: { slot.push($0, on: route) }, onError: { onRouteFailed(route, $0.message) })
+                        onPacket: { packet in
+                            slot.push(packet, on: route)
+                            if let mixed { slot.push(packet.replacing(type: .audioMixed), on: mixed) }
+                        },
+                        onError: { message in
+                            onRouteFailed(route, message.message)
+                            if let mixed { onRouteFailed(mixed, message.message) }
+                        })
                     audioStages.append(stage)
                     formats[route] = .encoded(stage.format)
+                    if let mixed { formats[mixed] = .encoded(stage.format) }
                 } catch { throw RecorderError(.failed, "cannot open the audio encoder: \(error.message)") }
             case .audio(_, .raw):
                 rawAudio.append(route)
@@ -64,6 +78,18 @@ struct EncoderSet {
         }
         return EncoderSet(formats: formats, videoStages: videoStages, audioStages: audioStages, rawVideo: rawVideo,
                           rawAudio: rawAudio, slot: slot, frameRate: frameRate)
+    }
+
+    /// For each encoded track route whose PCM is the whole "mixed" track (exactly one audio
+    /// track records), the `.audioMixed` route with the same settings that shares its encoder.
+    private static func mixedAliases(in routes: Set<SampleRoute>, singleAudioTrack: SampleBufferType?) -> [SampleRoute: SampleRoute] {
+        guard let track = singleAudioTrack else { return [:] }
+        var aliases: [SampleRoute: SampleRoute] = [:]
+        for route in routes {
+            guard case .audio(.audioMixed, .encoded(let settings)) = route, routes.contains(.audio(track, .encoded(settings))) else { continue }
+            aliases[.audio(track, .encoded(settings))] = route
+        }
+        return aliases
     }
 
     /// Where captured frames go, for the video routes in `wanted`.

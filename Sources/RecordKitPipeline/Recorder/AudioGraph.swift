@@ -35,8 +35,7 @@ final class AudioGraph: @unchecked Sendable {
             assemblers[type] = AudioTrackAssembler(type: type) { block in
                 for s in own { s(block) }
                 if relabelAsMixed {
-                    let mixed = SampleBuffer(type: .audioMixed, presentationTime: block.presentationTime, duration: block.duration,
-                                             formatDescription: block.formatDescription, payload: block.payload)
+                    let mixed = block.replacing(type: .audioMixed)
                     for s in mixedSinks { s(mixed) }
                 }
                 mixerRef.add(block)

@@ -248,33 +248,13 @@ public final class Recorder: @unchecked Sendable {
     public var status: RecorderStatus {
         let (lifecycle, graph, warnings, startNs, endNs) = shared.withLock { ($0.lifecycle, $0.graph, $0.warnings, $0.startNs, $0.endNs) }
         let now = endNs ?? cshim_monotonic_ns()
-        var capture = CaptureStatus()
-        if let graph {
-            let stats = graph.capture.statistics
-            capture.framesCaptured = stats.captured
-            capture.framesDropped = graph.framesDropped
-            capture.lateTicks = stats.lateTicks
-            capture.width = graph.capture.width
-            capture.height = graph.capture.height
-            // Capture keeps ticking while paused (its frames are dropped at the timeline), so the
-            // rate is over wall time.
-            let wall = Double(now - min(now, startNs)) / 1e9
-            capture.fps = wall > 0 && startNs > 0 ? Double(stats.captured) / max(wall, 0.001) : 0
-            capture.audioTracks = graph.audioTracks.map(\.rawValue)
-            capture.audioOffsetMs = graph.audioGraph.offsetsMs
-            capture.audioLevelsDb = graph.audioGraph.levels.levelsDb
-            capture.damage = DamageStatus(statistics: stats, mode: configuration.screen.frameRateMode,
-                                          conversions: graph.videoStages.reduce(0) { $0 + $1.conversions },
-                                          convertedRows: graph.videoStages.reduce(0) { $0 + $1.convertedRows },
-                                          encodedFrames: graph.videoStages.reduce(0) { $0 + $1.encoded },
-                                          skippedFrames: graph.videoStages.reduce(0) { $0 + $1.skipped })
-        }
+        let capture = graph?.captureStatus(now: now, startNs: startNs, frameRateMode: configuration.screen.frameRateMode) ?? CaptureStatus()
         return RecorderStatus(
             state: lifecycle.state, pauseReason: lifecycle.pauseReason,
             recordedSeconds: startNs == 0 ? 0 : Double(timeline.now(now)) / 1e9,
             pausedSeconds: Double(timeline.pausedTime(now: now)) / 1e9,
             capture: capture, handlers: graph?.dispatcher.runners.map(\.snapshot) ?? [],
-            warnings: warnings, videoEncoders: graph?.videoStages.count ?? 0)
+            warnings: warnings, videoEncoders: graph?.videoStages.count ?? 0, audioEncoders: graph?.audioStages.count ?? 0)
     }
 
     // MARK: Helpers

@@ -65,6 +65,7 @@ struct RecordingGraphBuilder {
         let encoders = try EncoderSet.open(routes: allRoutes, capture: capture,
                                            frameRate: configuration.screen.framesPerSecond, slot: slot,
                                            lowDelayRoutes: lowDelayRoutes, spliceRoutes: spliceRoutes, drainRoutes: drainRoutes,
+                                           singleAudioTrack: audioTypes.count == 1 ? audioTypes.first : nil,
                                            onRouteFailed: onRouteFailed,
                                            onOverload: onOverload)
 

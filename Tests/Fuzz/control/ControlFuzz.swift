@@ -4,10 +4,12 @@
 // `-sanitize=fuzzer -parse-as-library -DRK_FUZZ`, libFuzzer drives `LLVMFuzzerTestOneInput`;
 // a plain build replays the files given as arguments (a corpus, a crash input) through the
 // same function, so the target always compiles and a finding can be reproduced without
-// the fuzzer. Any trap is a finding: the parser, the id recovery, the capture arguments'
-// validation, the secret masking and the reply's encoding must be total.
+// the fuzzer. Any trap is a finding: the parser, the id recovery, the secret masking, the
+// stream-key substitution and the reply's encoding must be total. It links RecordKitControl
+// alone (no FFmpeg, X11 or PulseAudio): the capture values' own parsers (`CaptureRect.parse`, ...)
+// are checked by their unit tests.
 import Foundation
-import RecordKitService
+import RecordKitControl
 
 enum ControlFuzz {
     static func run(_ bytes: [UInt8]) {
@@ -20,7 +22,6 @@ enum ControlFuzz {
         case .request(let request):
             _ = try? encoder.encode(request)
             if let args = request.args {
-                _ = try? args.recordingConfiguration()
                 for url in args.rtmp {
                     let masked = SecretRedactor.redact(url)
                     precondition(SecretRedactor.redact(masked) == masked, "masking is not idempotent")

@@ -2,6 +2,7 @@ import Foundation
 @testable import RecordKit
 @testable import RecordKitMedia
 @testable import RecordKitPipeline
+import MediaTestSupport
 import XCTest
 
 /// Skip splicing (issue 11): the H.264 bit reader and writer, the parameter-set and slice

@@ -4,59 +4,59 @@ import RecordKitMedia
 import Synchronization
 
 /// A `BroadcastContext` for driving a handler by hand: records what the handler reports.
-final class MediaTestContext: BroadcastContext {
+package final class MediaTestContext: BroadcastContext {
     private struct State {
-        var errors: [BroadcastError] = []
-        var serviceInfo: [String: String] = [:]
-        var discarding = false
+        package var errors: [BroadcastError] = []
+        package var serviceInfo: [String: String] = [:]
+        package var discarding = false
     }
     private let state = Mutex(State())
-    let formats: [SampleBufferType: FormatDescription]
-    let workingDirectory: String?
+    package let formats: [SampleBufferType: FormatDescription]
+    package let workingDirectory: String?
 
     /// A context announcing `streams` with the formats of ``SyntheticRecording``'s encoders.
-    init(streams: Set<SampleBufferType> = [.video, .audioApp, .audioMic], workingDirectory: String? = nil) {
+    package init(streams: Set<SampleBufferType> = [.video, .audioApp, .audioMic], workingDirectory: String? = nil) {
         let standard = SyntheticRecording.standardFormats
         self.formats = Dictionary(uniqueKeysWithValues: streams.map { ($0, .encoded($0 == .video ? standard.video : standard.audio)) })
         self.workingDirectory = workingDirectory
     }
 
-    var streams: Set<SampleBufferType> { Set(formats.keys) }
+    package var streams: Set<SampleBufferType> { Set(formats.keys) }
 
-    func finishBroadcast(with error: BroadcastError) { state.withLock { $0.errors.append(error) } }
-    func publish(serviceInfo: [String: String]) { state.withLock { $0.serviceInfo.merge(serviceInfo) { $1 } } }
-    var isDiscarding: Bool { state.withLock { $0.discarding } }
+    package func finishBroadcast(with error: BroadcastError) { state.withLock { $0.errors.append(error) } }
+    package func publish(serviceInfo: [String: String]) { state.withLock { $0.serviceInfo.merge(serviceInfo) { $1 } } }
+    package var isDiscarding: Bool { state.withLock { $0.discarding } }
 
     /// Errors the handler ended its broadcast with.
-    var errors: [BroadcastError] { state.withLock { $0.errors } }
+    package var errors: [BroadcastError] { state.withLock { $0.errors } }
     /// Everything published, merged.
-    var serviceInfo: [String: String] { state.withLock { $0.serviceInfo } }
+    package var serviceInfo: [String: String] { state.withLock { $0.serviceInfo } }
     /// Marks the recording as discarded.
-    func discard() { state.withLock { $0.discarding = true } }
+    package func discard() { state.withLock { $0.discarding = true } }
 }
 
 /// Encoded samples of a synthetic recording: solid-colour BGR0 frames at 30 fps and a sine on
 /// each audio track in 1024-frame blocks, encoded by the real encoders, in emission order.
-struct SyntheticRecording {
-    static let width = 640
-    static let height = 480
-    static let frameRate = 30
+package struct SyntheticRecording {
+    package static let width = 640
+    package static let height = 480
+    package static let frameRate = 30
 
     /// The formats of the default video encoder (640x480, file settings) and of the AAC
     /// encoder: what a context announces before any sample (encoders know them when opened).
-    static let standardFormats: (video: EncodedFormat, audio: EncodedFormat) = {
+    package static let standardFormats: (video: EncodedFormat, audio: EncodedFormat) = {
         let video = try! VideoEncoder(settings: .fileDefault, inputWidth: width, inputHeight: height, frameRate: frameRate, id: "test-video")
         let audio = try! AudioEncoder(settings: .standard, type: .audioApp, id: "test-app")
         return (video.format, audio.format)
     }()
 
     /// The samples in the order the encoders emitted them (each type in decode order).
-    var samples: [SampleBuffer] = []
-    var videoFormat: EncodedFormat
-    var audioFormat: EncodedFormat
+    package var samples: [SampleBuffer] = []
+    package var videoFormat: EncodedFormat
+    package var audioFormat: EncodedFormat
 
     /// Encodes `seconds` of pure `rgb` video and 440 Hz (app) / 880 Hz (mic) tones.
-    init(seconds: Double = 3, rgb: (UInt8, UInt8, UInt8) = (255, 0, 0), video: VideoEncoderSettings = .fileDefault,
+    package init(seconds: Double = 3, rgb: (UInt8, UInt8, UInt8) = (255, 0, 0), video: VideoEncoderSettings = .fileDefault,
          width: Int = SyntheticRecording.width, height: Int = SyntheticRecording.height) throws {
         let fps = SyntheticRecording.frameRate
         let videoEncoder = try VideoEncoder(settings: video, inputWidth: width, inputHeight: height, frameRate: fps, id: "test-video")
@@ -93,7 +93,7 @@ struct SyntheticRecording {
     }
 
     /// A PCM block of a stereo sine at half scale.
-    static func sine(_ hertz: Double, start: Int64, count: Int, type: SampleBufferType) -> SampleBuffer {
+    package static func sine(_ hertz: Double, start: Int64, count: Int, type: SampleBufferType) -> SampleBuffer {
         var values = [Float](repeating: 0, count: count * 2)
         for i in 0..<count {
             let v = Float(0.5 * sin(2 * Double.pi * hertz * Double(start + Int64(i)) / 48_000))
@@ -108,32 +108,32 @@ struct SyntheticRecording {
     }
 
     /// Samples of `type`.
-    func samples(of type: SampleBufferType) -> [SampleBuffer] { samples.filter { $0.type == type } }
+    package func samples(of type: SampleBufferType) -> [SampleBuffer] { samples.filter { $0.type == type } }
 }
 
 /// Runs ffprobe / ffmpeg on a file.
-enum MediaProbe {
-    struct Stream {
-        var codec: String
-        var type: String
-        var width: Int?
-        var height: Int?
-        var pixelFormat: String?
-        var sampleRate: Int?
-        var channels: Int?
-        var packets: Int
-        var colorSpace: String?
-        var colorRange: String?
+package enum MediaProbe {
+    package struct Stream {
+        package var codec: String
+        package var type: String
+        package var width: Int?
+        package var height: Int?
+        package var pixelFormat: String?
+        package var sampleRate: Int?
+        package var channels: Int?
+        package var packets: Int
+        package var colorSpace: String?
+        package var colorRange: String?
     }
-    struct Result {
-        var streams: [Stream]
-        var duration: Double
-        var exitCode: Int32
-        var stderr: String
+    package struct Result {
+        package var streams: [Stream]
+        package var duration: Double
+        package var exitCode: Int32
+        package var stderr: String
     }
 
     /// Runs a program; returns (exit code, stdout, stderr).
-    static func run(_ program: String, _ arguments: [String]) throws -> (Int32, Data, String) {
+    package static func run(_ program: String, _ arguments: [String]) throws -> (Int32, Data, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -159,7 +159,7 @@ enum MediaProbe {
     }
 
     /// Streams (with counted packets) and duration of `path`.
-    static func probe(_ path: String) throws -> Result {
+    package static func probe(_ path: String) throws -> Result {
         let (code, data, stderr) = try run("/usr/bin/ffprobe", [
             "-v", "error", "-count_packets", "-of", "json",
             "-show_entries", "stream=codec_name,codec_type,width,height,pix_fmt,sample_rate,channels,nb_read_packets,color_space,color_range:format=duration",
@@ -177,7 +177,7 @@ enum MediaProbe {
     }
 
     /// The mean RGB of the frame at `seconds`, decoded by ffmpeg.
-    static func meanColour(of path: String, at seconds: Double) throws -> (r: Double, g: Double, b: Double)? {
+    package static func meanColour(of path: String, at seconds: Double) throws -> (r: Double, g: Double, b: Double)? {
         let (code, data, _) = try run("/usr/bin/ffmpeg", [
             "-v", "error", "-ss", String(seconds), "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         guard code == 0, data.count >= 3 else { return nil }
@@ -192,7 +192,7 @@ enum MediaProbe {
     }
 
     /// The types of the top-level boxes of an ISO BMFF (MP4) file, in order.
-    static func topLevelBoxes(_ path: String) throws -> [String] {
+    package static func topLevelBoxes(_ path: String) throws -> [String] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         var boxes: [String] = []
         var offset = 0
@@ -213,10 +213,10 @@ enum MediaProbe {
 }
 
 /// A fresh temporary directory, removed by `remove()`.
-struct MediaScratchDirectory {
-    let path: String
+package struct MediaScratchDirectory {
+    package let path: String
 
-    init() throws {
+    package init() throws {
         var template = Array((NSTemporaryDirectory() + "/recordkit-media-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw NSError(domain: "MediaTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "mkdtemp failed"])
@@ -225,7 +225,7 @@ struct MediaScratchDirectory {
     }
 
     /// Names of the entries in the directory, hidden ones included.
-    var entries: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+    package var entries: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
 
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
+    package func remove() { try? FileManager.default.removeItem(atPath: path) }
 }

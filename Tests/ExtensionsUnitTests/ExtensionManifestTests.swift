@@ -6,6 +6,7 @@ import RecordKitExtensions
 import RecordKitExtensionSDK
 import RecordKitService
 import RTMPUploadExtension
+import ExtensionTestSupport
 import XCTest
 
 /// Manifests: the shipped ones are valid and say what their handlers do; broken ones are refused

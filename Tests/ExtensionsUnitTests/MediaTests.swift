@@ -2,6 +2,7 @@ import FileUploadExtension
 import Foundation
 import RecordKit
 import RecordKitMedia
+import MediaTestSupport
 import XCTest
 
 /// The media layer and the file handler, end to end on synthetic input, checked with ffprobe
@@ -113,12 +114,24 @@ final class MediaTests: XCTestCase {
         XCTAssertEqual(context.errors, [])
         XCTAssertEqual(context.serviceInfo["path"], path)
         try checkRecording(path)
+        // Finalized in place (issue 23): the fragments became one mdat, the index is appended.
+        XCTAssertEqual(try MediaProbe.topLevelBoxes(path), ["ftyp", "mdat", "moov"], "a plain MP4, index last")
+        XCTAssertEqual(scratch.entries, ["red.mp4"], "no temporary file left")
+    }
+
+    func testMP4WithFaststartHasItsIndexFirst() throws {
+        let path = scratch.path + "/first.mp4"
+        var options = FileOutputOptions(path: path, container: .mp4)
+        options.faststart = true
+        let context = try record(options)
+        XCTAssertEqual(context.errors, [])
+        try checkRecording(path)
         let boxes = try MediaProbe.topLevelBoxes(path)
         XCTAssertFalse(boxes.contains("moof"), "not fragmented after finish: \(boxes)")
         let moov = try XCTUnwrap(boxes.firstIndex(of: "moov"), "\(boxes)")
         let mdat = try XCTUnwrap(boxes.firstIndex(of: "mdat"), "\(boxes)")
         XCTAssertLessThan(moov, mdat, "faststart: index before media")
-        XCTAssertEqual(scratch.entries, ["red.mp4"], "no temporary file left")
+        XCTAssertEqual(scratch.entries, ["first.mp4"], "no temporary file left")
     }
 
     func testMKVRecordingHasThreeStreamsAndTheRightColour() throws {

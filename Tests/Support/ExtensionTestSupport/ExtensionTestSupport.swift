@@ -7,18 +7,18 @@ import XCTest
 
 /// Helpers for the extension tests: extension directories made on the fly around the built
 /// fixture programs, a context that records what a handler told it, synthetic samples.
-enum ExtensionFixtures {
+package enum ExtensionFixtures {
     /// The directory of this build's products (the test bundle runs from it).
-    static var productsDirectory: String {
+    package static var productsDirectory: String {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
     }
 
     /// The package root.
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    package static let packageRoot = URL(fileURLWithPath: #filePath)  // Tests/Support/ExtensionTestSupport/this file
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
     /// The built `rk-test-extension` (fails the test when it was not built).
-    static func fixtureBinary() throws -> String {
+    package static func fixtureBinary() throws -> String {
         let path = productsDirectory + "/rk-test-extension"
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw XCTSkip("never: build first (swift build builds \(path))").asFailure
@@ -27,7 +27,7 @@ enum ExtensionFixtures {
     }
 
     /// A fresh temporary directory, removed when the test ends.
-    static func temporaryDirectory(_ test: XCTestCase) throws -> String {
+    package static func temporaryDirectory(_ test: XCTestCase) throws -> String {
         let dir = NSTemporaryDirectory() + "rk-ext-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         test.addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
@@ -37,7 +37,7 @@ enum ExtensionFixtures {
     /// Makes `root/name/` with `manifest` (JSON text) and, when given, `program` linked in as
     /// `bin/<name>`; returns the directory.
     @discardableResult
-    static func makeExtension(in root: String, name: String, manifest: String, program: String? = nil) throws -> String {
+    package static func makeExtension(in root: String, name: String, manifest: String, program: String? = nil) throws -> String {
         let dir = root + "/" + name
         try FileManager.default.createDirectory(atPath: dir + "/bin", withIntermediateDirectories: true)
         try manifest.write(toFile: dir + "/manifest.json", atomically: true, encoding: .utf8)
@@ -46,7 +46,7 @@ enum ExtensionFixtures {
     }
 
     /// A manifest for the fixture program.
-    static func fixtureManifest(name: String, input: String = #"{"video": {"format": "raw", "pixelFormat": "bgr0"}}"#,
+    package static func fixtureManifest(name: String, input: String = #"{"video": {"format": "raw", "pixelFormat": "bgr0"}}"#,
                                 limits: String = #"{"memoryMB": 64, "callTimeoutMs": 500, "lifecycleTimeoutMs": 5000}"#) -> String {
         """
         {
@@ -68,46 +68,46 @@ enum ExtensionFixtures {
 
 extension XCTSkip {
     /// Turns a skip into a plain error: these tests never skip.
-    var asFailure: Error { NSError(domain: "RecordKitTests", code: 1, userInfo: [NSLocalizedDescriptionKey: message ?? "missing fixture"]) }
+    package var asFailure: Error { NSError(domain: "RecordKitTests", code: 1, userInfo: [NSLocalizedDescriptionKey: message ?? "missing fixture"]) }
 }
 
 /// A ``BroadcastContext`` that records what the handler tells it.
-final class RecordingContext: BroadcastContext, @unchecked Sendable {
+package final class RecordingContext: BroadcastContext, @unchecked Sendable {
     private let state = Mutex<(errors: [BroadcastError], info: [String: String])>(([], [:]))
-    let formats: [SampleBufferType: FormatDescription]
-    let discarding: Bool
-    let workingDirectory: String? = nil
+    package let formats: [SampleBufferType: FormatDescription]
+    package let discarding: Bool
+    package let workingDirectory: String? = nil
     private let ended = DispatchSemaphore(value: 0)
 
     /// A context announcing `streams`: raw 640x480 BGR0 video and standard PCM audio.
-    init(streams: Set<SampleBufferType> = [.video], discarding: Bool = false) {
+    package init(streams: Set<SampleBufferType> = [.video], discarding: Bool = false) {
         self.formats = Dictionary(uniqueKeysWithValues: streams.map { type in
             (type, type == .video ? FormatDescription.video(VideoFormat(width: 640, height: 480, pixelFormat: .bgr0)) : .audio(.standard))
         })
         self.discarding = discarding
     }
 
-    var streams: Set<SampleBufferType> { Set(formats.keys) }
+    package var streams: Set<SampleBufferType> { Set(formats.keys) }
 
-    func finishBroadcast(with error: BroadcastError) {
+    package func finishBroadcast(with error: BroadcastError) {
         state.withLock { $0.errors.append(error) }
         ended.signal()
     }
 
-    func publish(serviceInfo: [String: String]) { state.withLock { $0.info.merge(serviceInfo) { _, new in new } } }
+    package func publish(serviceInfo: [String: String]) { state.withLock { $0.info.merge(serviceInfo) { _, new in new } } }
 
-    var isDiscarding: Bool { discarding }
-    var errors: [BroadcastError] { state.withLock { $0.errors } }
-    var serviceInfo: [String: String] { state.withLock { $0.info } }
+    package var isDiscarding: Bool { discarding }
+    package var errors: [BroadcastError] { state.withLock { $0.errors } }
+    package var serviceInfo: [String: String] { state.withLock { $0.info } }
 
     /// Waits up to `seconds` for `finishBroadcast`.
-    func waitForEnd(seconds: Double) -> Bool { ended.wait(timeout: .now() + seconds) == .success }
+    package func waitForEnd(seconds: Double) -> Bool { ended.wait(timeout: .now() + seconds) == .success }
 }
 
 /// Synthetic samples.
-enum SyntheticSamples {
+package enum SyntheticSamples {
     /// A BGR0 frame of `width` × `height`, every pixel `value`, at frame `index` of 30 fps.
-    static func frame(index: Int, width: Int = 320, height: Int = 180, value: UInt8 = 0x40) -> SampleBuffer {
+    package static func frame(index: Int, width: Int = 320, height: Int = 180, value: UInt8 = 0x40) -> SampleBuffer {
         let bytes = [UInt8](repeating: value, count: width * height * 4)
         return SampleBuffer(type: .video, presentationTime: MediaTime(value: Int64(index), timescale: 30),
                             duration: MediaTime(value: 1, timescale: 30),
@@ -116,7 +116,7 @@ enum SyntheticSamples {
     }
 
     /// A block of 1024 stereo float frames of app audio at block `index`.
-    static func audio(index: Int) -> SampleBuffer {
+    package static func audio(index: Int) -> SampleBuffer {
         let bytes = [UInt8](repeating: 0, count: 1024 * 8)
         return SampleBuffer(type: .audioApp, presentationTime: MediaTime(value: Int64(index * 1024), timescale: 48_000),
                             duration: MediaTime(value: 1024, timescale: 48_000), formatDescription: .audio(.standard),
@@ -125,15 +125,15 @@ enum SyntheticSamples {
 }
 
 /// A call log written by the fixture (`mode=log`), checked against the serial contract.
-struct FixtureCallLog {
-    let lines: [String]
+package struct FixtureCallLog {
+    package let lines: [String]
 
-    init(path: String) throws {
+    package init(path: String) throws {
         lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 
     /// The calls, in order, from their `enter` lines ("started", "sample video", "paused", …).
-    var calls: [String] {
+    package var calls: [String] {
         lines.filter { $0.hasPrefix("enter ") }.map { line in
             let words = line.split(separator: " ").dropFirst()
             return words.first == "sample" ? words.prefix(2).joined(separator: " ") : String(words.first ?? "")
@@ -142,7 +142,7 @@ struct FixtureCallLog {
 
     /// Every violation of the contract: overlapping calls, samples of one type going back in
     /// time, started not first, finished not exactly once and last.
-    var violations: [String] {
+    package var violations: [String] {
         var problems: [String] = []
         var inCall = false
         var last: [String: Int64] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import ExtensionTestSupport
 import XCTest
 
 /// DESIGN.md's "Parts" table and "Never" rules hold for the package as it is, and the check
@@ -32,5 +33,12 @@ final class DependencyRulesTests: XCTestCase {
         // The thin client (issue 12): reaching FFmpeg through another target is caught too.
         XCTAssertTrue(broken("recordctl", importing: "RecordKitService").contains { $0.contains("recordctl reaches CFFmpeg") })
         XCTAssertTrue(broken("RecordKitControl", importing: "RecordKitCapture").contains { $0.contains("RecordKitControl reaches CX11") })
+        // The service gets the built-ins from the executables: linking their list is caught,
+        // directly and through another target.
+        XCTAssertTrue(broken("RecordKitService", importing: "RecordKitBuiltins").contains { $0.contains("RecordKitService reaches FileUploadExtension") })
+        XCTAssertTrue(broken("RecordKitExtensions", importing: "RecordKitBuiltins").contains { $0.contains("RecordKitService reaches PreviewExtension") })
+        // A target nobody put in the table is reported, not skipped.
+        let stranger = DependencyRules.Target(name: "rk-new-part", dependencies: ["RecordKitMedia"], imports: [])
+        XCTAssertEqual(DependencyRules.violations(targets + [stranger]).filter { $0.hasPrefix("rk-new-part") }.count, 1)
     }
 }

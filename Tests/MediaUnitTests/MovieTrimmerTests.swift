@@ -1,5 +1,6 @@
 import Foundation
 @testable import RecordKitMedia
+import MediaTestSupport
 import XCTest
 
 /// MovieTrimmer on movies FFmpeg makes here (testsrc2 with B-frames and a key frame every 2 s,

@@ -1,3 +1,4 @@
+import HandlerTestSupport
 import XCTest
 import RecordKit
 @testable import RecordKitPipeline

@@ -3,6 +3,7 @@ import Foundation
 import RecordKit
 import RecordKitExtensions
 import RecordKitService
+import ExtensionTestSupport
 import XCTest
 
 /// Discovery: built-in extensions, the user's directory and --extensions-dir; precedence; the

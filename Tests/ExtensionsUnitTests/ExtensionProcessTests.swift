@@ -3,6 +3,7 @@ import Glibc
 import RecordKit
 import RecordKitExtensions
 import Synchronization
+import ExtensionTestSupport
 import XCTest
 
 /// The host side of out-of-process extensions, driven directly (no recording): the protocol

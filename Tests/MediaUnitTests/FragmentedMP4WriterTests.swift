@@ -1,6 +1,7 @@
 import Foundation
 import RecordKit
 import RecordKitMedia
+import MediaTestSupport
 import XCTest
 
 /// The live preview's fragmented-MP4 writer (issue 9) on real encoder output.

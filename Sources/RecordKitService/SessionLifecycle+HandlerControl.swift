@@ -1,6 +1,6 @@
 import RecordKit
 
-extension RecordingService {
+extension SessionLifecycle {
     /// Lets the recording's handlers (the preview page's buttons, through
     /// ``BroadcastControlling``) pause, resume, stop and discard it exactly as `recordctl`
     /// does: the same serialized commands, journal and conclusion.
