@@ -177,7 +177,7 @@ def main():
     if video:
         v = video[0]
         result["video_frames"] = v["packets"]
-        result["expected_frames"] = round(recorded * args.fps)
+        result["slots"] = round(recorded * args.fps)  # at variable frame rate frames follow the content
         result["av_end_offsets_ms"] = [round((a["end_s"] - v["end_s"]) * 1000, 1) for a in audio]
     if not args.no_rtmp:
         rec_dir = env.get("RK_RTMP_REC_DIR", os.path.join(env["RK_RIG_DIR"], "rtmp-rec"))
@@ -194,6 +194,17 @@ def main():
         result["growth_after_first_minute"] = {"rss_mb": last["rss_mb"] - first["rss_mb"], "heap_mb": last["heap_mb"] - first["heap_mb"],
                                                "fds": last["fds"] - first["fds"], "threads": last["threads"] - first["threads"],
                                                "from_s": first["t_s"], "to_s": last["t_s"]}
+    # The recorder's own count: frames captured and dropped by the encode stage (an overloaded
+    # machine), so "every frame in the file" is packets == captured - dropped.
+    try:
+        import re
+        with open(logf.name, errors="replace") as f:
+            m = re.search(r"recorded ([\d.]+) s: (\d+) frames captured, (\d+) dropped", f.read())
+        if m:
+            result["recorder_captured"], result["recorder_dropped"] = int(m.group(2)), int(m.group(3))
+            result["frames_missing_from_file"] = int(m.group(2)) - int(m.group(3)) - result.get("video_frames", 0)
+    except OSError:
+        pass
     result["samples"] = samples
     result["command"] = [c if "testkey" not in c else c.rsplit("/", 1)[0] + "/KEY" for c in cmd]
     result["load_1m_end"] = os.getloadavg()[0]
