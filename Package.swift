@@ -24,9 +24,14 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // The config file ($XDG_CONFIG_HOME/recordkit/config.toml): TOML with line numbers in errors.
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
-        // The preview's local web server (HTTP + WebSocket): no dependencies of its own, so a clean
-        // build adds seconds, not the minutes SwiftNIO costs (docs/PREVIEW.md).
-        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        // SHA-256 for obs-websocket's authentication challenge (Foundation on Linux has no digest).
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // The opt-in Prometheus endpoint's registry and text format (issue 22, docs/METRICS.md).
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // Every loopback web surface (preview, obs-websocket, metrics) is served by RecordKitWeb on
+        // SwiftNIO: a bounded HTTP/1 parser with configurable limits and a bounded WebSocket frame
+        // decoder, with every other limit a handler of our own in a pipeline we own (docs/WEB.md).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
@@ -46,6 +51,14 @@ let package = Package(
         .systemLibrary(name: "CPulse", path: "Sources/CPulse"),
         // The one compiled C shim: what needs _GNU_SOURCE, CMSG_* or sockaddr_un.
         .target(name: "CShims", path: "Sources/CShims"),
+        // The ScreenCast portal client (sd-bus) and PipeWire video streams (libpipewire-0.3), in C:
+        // sd_bus_call_method, sd_bus_message_append and the SPA pod builders are variadic macros
+        // Swift cannot import (docs/WAYLAND.md). libpipewire's .pc adds -D_REENTRANT, which SwiftPM
+        // warns about, so its two include directories are given here (Debian: libpipewire-0.3-dev,
+        // libsystemd-dev).
+        .target(name: "CPipeWire", path: "Sources/CPipeWire",
+                cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])],
+                linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd")]),
         // BGR0 -> yuv420p BT.709 in one vectorized pass (3x libswscale's time at 1080p; docs/ENCODING.md).
         .target(name: "CColorConversion", path: "Sources/CColorConversion"),
 
@@ -58,6 +71,10 @@ let package = Package(
         // MARK: Platform parts.
         .target(name: "RecordKitCapture", dependencies: ["RecordKit", "CX11", "CPulse", "CShims"],
                 path: "Sources/RecordKitCapture"),
+        // The Wayland screen through the ScreenCast portal and PipeWire: a video source registered
+        // as "portal" by the executables (VideoSourceRegistry), never named by the pipeline.
+        .target(name: "RecordKitPipeWire", dependencies: ["RecordKit", "RecordKitCapture", "CPipeWire"],
+                path: "Sources/RecordKitPipeWire"),
         .target(name: "RecordKitMedia", dependencies: ["RecordKit", "CFFmpeg", "CColorConversion"],
                 path: "Sources/RecordKitMedia"),
         .target(name: "RecordKitPipeline", dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl"],
@@ -66,6 +83,27 @@ let package = Package(
         // MARK: The control protocol's values and its client side (issue 12): what the thin `recordctl`
         // links. Foundation and CShims only: never FFmpeg, X11 or PulseAudio (DependencyRules).
         .target(name: "RecordKitControl", dependencies: ["CShims"], path: "Sources/RecordKitControl"),
+
+        // MARK: Control surfaces (issue 22): obs-websocket 5's protocol (codecs, authentication, op
+        // dispatch, the requests and events mapped onto the service's one request API), apart from the
+        // transport, so it is tested without a socket.
+        .target(name: "RecordKitOBSWebSocket",
+                dependencies: ["RecordKitControl", .product(name: "Crypto", package: "swift-crypto")],
+                path: "Sources/RecordKitOBSWebSocket"),
+
+        // The surfaces recordd runs beside its socket (hotkeys with notifications; obs-websocket), each a
+        // client of the service's one request API (LocalControlClient).
+        .target(name: "RecordKitSurfaces",
+                dependencies: ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb",
+                               .product(name: "Prometheus", package: "swift-prometheus")],
+                path: "Sources/RecordKitSurfaces"),
+
+        // MARK: The one hardened HTTP/WebSocket server of every loopback surface (issue 24, docs/WEB.md).
+        // SwiftNIO only: never FFmpeg, X11 or PulseAudio, so the fuzzer builds it alone.
+        .target(name: "RecordKitWeb",
+                dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                               .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio")],
+                path: "Sources/RecordKitWeb"),
 
         // MARK: The service: sessions, recovery, the server side of the control protocol (used by recordd
         // and recordctl-engine).
@@ -82,7 +120,7 @@ let package = Package(
         .target(name: "ReplayBufferExtension", dependencies: ["RecordKit", "RecordKitMedia"],
                 path: "Extensions/ReplayBuffer", resources: [.embedInCode("manifest.json")]),
         // The live preview and review page (issue 9): a loopback web server fed by the shared encode.
-        .target(name: "PreviewExtension", dependencies: ["RecordKit", "RecordKitMedia", .product(name: "FlyingFox", package: "FlyingFox")],
+        .target(name: "PreviewExtension", dependencies: ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
                 path: "Extensions/Preview", resources: [.embedInCode("manifest.json"), .embedInCode("page.html")]),
         // The list of built-in extensions: the one place that names a concrete handler.
         .target(name: "RecordKitBuiltins", dependencies: ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension",
@@ -114,9 +152,10 @@ let package = Package(
                 "RecordKitService", "RecordCtlSupport",
                 "RecordKitBuiltins",  // the built-in extensions, handed to the service (it links none)
                 "RecordKitMedia",  // `recordctl trim` (MovieTrimmer), in process
+                "RecordKitPipeWire",  // registers the "portal" video source
             ],
             path: "Sources/recordctl-engine"),
-        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins"], path: "Sources/recordd"),
+        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire"], path: "Sources/recordd"),
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
         // Test support: flashes a window and beeps into a PulseAudio sink at the same instant (A/V sync tests).
@@ -137,6 +176,11 @@ let package = Package(
         // its corpus (Tests/Fuzz/corpus), so they always compile.
         .executableTarget(name: "rk-fuzz-control", dependencies: ["RecordKitControl"], path: "Tests/Fuzz/control"),
         .executableTarget(name: "rk-fuzz-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"], path: "Tests/Fuzz/extension"),
+        // The loopback web server's request path and WebSocket framing (issue 24): RecordKitWeb and
+        // NIO's EmbeddedChannel only, no FFmpeg or X11.
+        .executableTarget(name: "rk-fuzz-web", dependencies: ["RecordKitWeb", .product(name: "NIOEmbedded", package: "swift-nio"),
+                                                              .product(name: "NIOCore", package: "swift-nio")],
+                          path: "Tests/Fuzz/web"),
 
         // MARK: Test support: what several test targets share.
         .target(name: "MediaTestSupport", dependencies: ["RecordKit", "RecordKitMedia"], path: "Tests/Support/MediaTestSupport"),
@@ -155,6 +199,9 @@ let package = Package(
                                    "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension", "CFFmpeg",
                                    "ExtensionTestSupport", "MediaTestSupport"],
                     path: "Tests/ExtensionsUnitTests"),
+        // The control surfaces' protocol layers alone (no rig, no server): obs-websocket's codecs, authentication, op dispatch.
+        .testTarget(name: "ControlSurfacesUnitTests", dependencies: ["RecordKitOBSWebSocket", "RecordKitControl"],
+                    path: "Tests/ControlSurfacesUnitTests"),
         .testTarget(name: "ServiceUnitTests", dependencies: ["RecordKitService", "CShims", "ExtensionTestSupport"], path: "Tests/ServiceUnitTests"),
 
         // MARK: Tests on the rig (real Xvfb, real PulseAudio, nginx-rtmp; see scripts/rig.sh).
@@ -164,5 +211,7 @@ let package = Package(
                                    "CColorConversion", "CFFmpeg", "MediaTestSupport", "ExtensionTestSupport", "HandlerTestSupport"],
                     path: "Tests/RecordKitTests"),
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
+        // RecordKitWeb alone, over real sockets on 127.0.0.1 in process (no rig).
+        .testTarget(name: "WebUnitTests", dependencies: ["RecordKitWeb"], path: "Tests/WebUnitTests"),
     ]
 )

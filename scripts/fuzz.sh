@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes the two protocol parsers with libFuzzer for a bounded time each (issue 13):
+# Fuzzes the protocol parsers with libFuzzer for a bounded time each (issue 13):
 #   rk-fuzz-control    the control protocol (recordd's request lines: parser, id recovery,
 #                      URL checks, secret masking; links RecordKitControl only)
 #   rk-fuzz-extension  the extension protocol (datagrams between host and extension)
+#   rk-fuzz-web        the loopback web server (issue 24): HTTP request path, WebSocket
+#                      handshake and framing, Range (RecordKitWeb on NIO's EmbeddedChannel)
 # Builds them with `-sanitize=fuzzer` in a scratch dir of their own (.build-fuzz), starting from
 # the seed corpus in Tests/Fuzz/corpus/<name>. A crash, a trap or a failed precondition fails
 # the script and leaves the input in $RK_FUZZ_DIR (default .build-fuzz/findings/<name>/),
@@ -20,7 +22,7 @@ FINDINGS=${RK_FUZZ_DIR:-$SCRATCH/findings}
 FLAGS=(-c debug --scratch-path "$SCRATCH" -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DRK_FUZZ)
 
 status=0
-for name in control extension; do
+for name in control extension web; do
   product=rk-fuzz-$name
   echo "fuzz: building $product with libFuzzer" >&2
   nice -n 5 swift build "${FLAGS[@]}" --product "$product" >&2

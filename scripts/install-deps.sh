@@ -7,6 +7,7 @@ PKGS=(
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
   libx11-dev libxext-dev libxfixes-dev libxdamage-dev libxss-dev libxrandr-dev
   libpulse-dev
+  libpipewire-0.3-dev libsystemd-dev
   libx264-dev
   ffmpeg xvfb x11-utils x11-xserver-utils xdotool openbox
   pulseaudio pulseaudio-utils
@@ -15,6 +16,7 @@ PKGS=(
   procps psmisc python3
   time curl util-linux
   chromium chromium-driver
+  dunst dbus libglib2.0-bin prometheus
 )
 missing=()
 for p in "${PKGS[@]}"; do
@@ -26,9 +28,18 @@ install_selenium() {
   echo "install-deps: pip install selenium"
   python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
 }
+# obs-websocket's third-party clients (issue 22, ObsWebSocketTests): obsws-python (JSON), and
+# msgpack + websocket-client for a MessagePack client (docs/OBS-WEBSOCKET.md).
+install_obs_clients() {
+  python3 -c 'import obsws_python, msgpack, websocket' 2>/dev/null && return 0
+  echo "install-deps: pip install obsws-python msgpack websocket-client"
+  python3 -m pip install -q obsws-python msgpack websocket-client 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages obsws-python msgpack websocket-client
+}
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PKGS[@]} packages present"
   install_selenium
+  install_obs_clients
   exit 0
 fi
 echo "install-deps: installing ${missing[*]}"
@@ -36,4 +47,5 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 install_selenium
+install_obs_clients
 echo "install-deps: done"

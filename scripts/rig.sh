@@ -7,6 +7,7 @@
 #   scripts/rig.sh env      print the environment file (eval "$(scripts/rig.sh env)")
 #   scripts/rig.sh check    functional self-test (MIT-SHM, WM, tones, RTMP publish/auth/record)
 #   scripts/rig.sh nginx-stop / nginx-start   stop or (re)start the RTMP server alone (reconnect tests)
+#   scripts/rig.sh x-stop / x-start, pulse-stop / pulse-start   the X or the audio server alone (availability tests)
 #
 # What runs (see docs/TESTING.md and ../shared/STACK-NOTES.md, "A test rig that behaves"):
 #   Xvfb :99 (or the next free display) 1920x1080x24, -nolisten tcp, MIT-SHM on, black root
@@ -482,6 +483,35 @@ cmd_nginx_start() {
   log "nginx up on 127.0.0.1:$RTMP_PORT"
 }
 
+# The X server (with its window manager) or the audio server (with its tones) alone, for tests of
+# availability while idle (issue 22): the display keeps its number when nothing else took it.
+cmd_x_stop() {
+  lock
+  stop_components openbox xvfb
+  log "X server stopped"
+}
+cmd_x_start() {
+  lock
+  start_xvfb
+  start_openbox
+  write_env
+  log "X server up on $(display)"
+}
+cmd_pulse_stop() {
+  lock
+  stop_components tone-mic tone-app pulse
+  rm -f -- "$PULSE_SOCK"
+  log "PulseAudio stopped"
+}
+cmd_pulse_start() {
+  lock
+  start_pulse
+  start_tone tone-app app_sink "$APP_HZ"
+  start_tone tone-mic mic_sink "$MIC_HZ"
+  write_env
+  log "PulseAudio up on $PULSE_SOCK"
+}
+
 case ${1:-} in
   start) cmd_start ;;
   stop) cmd_stop ;;
@@ -490,5 +520,9 @@ case ${1:-} in
   check) cmd_check ;;
   nginx-stop) cmd_nginx_stop ;;
   nginx-start) cmd_nginx_start ;;
-  *) echo "usage: $0 start|stop|status|env|check|nginx-stop|nginx-start   (rig dir: \${RK_RIG_DIR:-\$PWD/rig-run})" >&2; exit 64 ;;
+  x-stop) cmd_x_stop ;;
+  x-start) cmd_x_start ;;
+  pulse-stop) cmd_pulse_stop ;;
+  pulse-start) cmd_pulse_start ;;
+  *) echo "usage: $0 start|stop|status|env|check|nginx-stop|nginx-start|x-stop|x-start|pulse-stop|pulse-start   (rig dir: \${RK_RIG_DIR:-\$PWD/rig-run})" >&2; exit 64 ;;
 esac

@@ -22,6 +22,12 @@ public struct ConfigFile: Sendable {
     public let defaults: [SettingKey: String]
     /// Profiles by name.
     public let profiles: [String: [SettingKey: String]]
+    /// The `[hooks]` table.
+    public let hooks: HookSettings
+    /// The `[hotkeys]` table.
+    public let hotkeys: HotkeySettings
+    /// The `[metrics]` table.
+    public let metrics: MetricsSettings
 
     /// Where the config file is: `$XDG_CONFIG_HOME/recordkit/config.toml`, else `$HOME/.config/recordkit/config.toml`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -55,8 +61,29 @@ public struct ConfigFile: Sendable {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var defaults: [SettingKey: String] = [:]
         var profiles: [String: [SettingKey: String]] = [:]
+        var hooks = HookSettings()
+        var hotkeys = HotkeySettings()
+        var metrics = MetricsSettings()
         for key in table.keys {
-            if key == "profiles" {
+            if key == "metrics" {
+                guard let t = table[key]?.table else {
+                    throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): metrics must be a table: [metrics]")
+                }
+                let header = lines.firstIndex { $0.trimmingCharacters(in: " \t") == "[metrics]" }.map { $0 + 1 } ?? 0
+                metrics = try MetricsSettings(t, path: path) { Self.line(of: $0, in: lines, after: header) }
+            } else if key == "hotkeys" {
+                guard let t = table[key]?.table else {
+                    throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): hotkeys must be a table: [hotkeys]")
+                }
+                let header = lines.firstIndex { $0.trimmingCharacters(in: " \t") == "[hotkeys]" }.map { $0 + 1 } ?? 0
+                hotkeys = try HotkeySettings(t, path: path) { Self.line(of: $0, in: lines, after: header) }
+            } else if key == "hooks" {
+                guard let t = table[key]?.table else {
+                    throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): hooks must be a table: [hooks]")
+                }
+                let header = lines.firstIndex { $0.trimmingCharacters(in: " \t") == "[hooks]" }.map { $0 + 1 } ?? 0
+                hooks = try HookSettings(t, path: path) { Self.line(of: $0, in: lines, after: header) }
+            } else if key == "profiles" {
                 guard let all = table[key]?.table else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): profiles must be a table: [profiles.NAME]")
                 }
@@ -70,13 +97,16 @@ public struct ConfigFile: Sendable {
             } else {
                 guard let setting = SettingKey(rawValue: key) else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): unknown setting \"\(key)\"; known: "
-                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and [profiles.NAME] tables")
+                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks], [hotkeys], [metrics] and [profiles.NAME]")
                 }
                 defaults[setting] = try Self.value(table[key], key: setting, path: path, line: Self.line(of: key, in: lines))
             }
         }
         self.defaults = defaults
         self.profiles = profiles
+        self.hooks = hooks
+        self.hotkeys = hotkeys
+        self.metrics = metrics
     }
 
     private static func settings(_ table: TOMLTable, path: String, lines: [String], after: Int, context: String) throws(ConfigError) -> [SettingKey: String] {
@@ -101,7 +131,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// The 1-based line where `key = …` is written (at or after line `after`), or the first line that names it.
-    private static func line(of key: String, in lines: [String], after: Int = 0) -> Int {
+    static func line(of key: String, in lines: [String], after: Int = 0) -> Int {
         for (i, line) in lines.enumerated() where i >= after {
             let t = line.trimmingCharacters(in: " \t")
             if t.hasPrefix(key) {

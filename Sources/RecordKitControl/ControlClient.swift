@@ -5,7 +5,8 @@ import Glibc
 /// A connection from `recordctl` to `recordd`.
 ///
 /// Nothing is sent before the service is known to be this user's: the runtime directory must
-/// be safe (``ServicePaths/checkRuntimeDirectory()``) and the process at the other end of the
+/// be safe (``ServicePaths/checkRuntimeDirectory()``), the socket path must not be a symbolic
+/// link (``ServicePaths/checkSocketPath()``), and the process at the other end of the
 /// socket must run as this user (`SO_PEERCRED`), so a socket planted by another local user
 /// never receives a request (and a stream key in it).
 public final class ControlClient {
@@ -16,6 +17,7 @@ public final class ControlClient {
     /// and `permission_denied` when the directory or the peer is not this user's.
     public init(paths: ServicePaths) throws(ControlError) {
         try paths.checkRuntimeDirectory()
+        try paths.checkSocketPath()
         let fd = cshim_unix_connect(paths.socketPath)
         guard fd >= 0 else {
             throw ControlError(.unavailable, "no recordd answers on \(paths.socketPath): \(String(cString: strerror(errno)))")

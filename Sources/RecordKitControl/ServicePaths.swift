@@ -67,4 +67,18 @@ public struct ServicePaths: Sendable {
                                + "refusing to use it: chmod 700 \(runtimeDirectory) if you trust what is in it, else \(fix)")
         }
     }
+
+    /// Throws `permission_denied` when the control socket's path is a symbolic link (`lstat`):
+    /// the client never follows one, since whatever it points at (another socket of this user,
+    /// a program that logs what it gets) is not the service's socket, and a `start` request
+    /// carries stream keys. A path that does not exist is left to `connect` (`unavailable`).
+    public func checkSocketPath() throws(ControlError) {
+        var st = stat()
+        guard lstat(socketPath, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK else { return }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(socketPath, &target, target.count - 1)
+        let pointee = length > 0 ? " (to \(String(decoding: target[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)))" : ""
+        throw ControlError(.permissionDenied, "the control socket \(socketPath) is a symbolic link\(pointee), not recordd's socket; "
+                           + "nothing was sent to it (a request may carry a stream key): remove it (rm \(socketPath)) and start recordd again")
+    }
 }

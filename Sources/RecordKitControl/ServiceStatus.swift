@@ -68,12 +68,15 @@ public struct ServiceStatus: Codable, Sendable {
     public var last: Ended?
     /// Recordings recovered after a crash, kill or power loss.
     public var recovered: [RecoveredSession]
+    /// Whether a recording can start now (the display and audio server the service would use), as last probed.
+    public var availability: Availability?
 
     /// Creates a report.
-    public init(service: Service, recording: Recording?, last: Ended?, recovered: [RecoveredSession]) {
+    public init(service: Service, recording: Recording?, last: Ended?, recovered: [RecoveredSession], availability: Availability? = nil) {
         self.service = service
         self.recording = recording
         self.last = last
         self.recovered = recovered
+        self.availability = availability
     }
 }

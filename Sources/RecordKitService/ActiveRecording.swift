@@ -4,12 +4,15 @@ final class ActiveRecording: @unchecked Sendable {
     let id: String
     var journal: SessionJournal
     let session: RecordingSession
+    /// The recording's `on-saved` commands.
+    let hooks: SavedFileHooks
     var endReason: String?
 
-    init(id: String, journal: SessionJournal, session: RecordingSession) {
+    init(id: String, journal: SessionJournal, session: RecordingSession, hooks: SavedFileHooks) {
         self.id = id
         self.journal = journal
         self.session = session
+        self.hooks = hooks
     }
 }
 

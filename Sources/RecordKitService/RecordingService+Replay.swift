@@ -28,6 +28,7 @@ extension RecordingService {
         publish(ServiceEvent(kind: "replay-saved", recordingId: active.id, state: active.session.state.rawValue,
                              reason: "saved \(seconds.map { String($0) + " s" } ?? "a replay") to \(path ?? "?")",
                              handler: answer.handler, time: active.session.status.recordedSeconds, at: Self.now(), path: path))
+        if let path { lifecycle.announceSaved(active, path: path, kind: .replay) }
         var r = ControlResult()
         r.path = path
         r.seconds = seconds

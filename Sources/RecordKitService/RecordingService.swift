@@ -20,6 +20,8 @@ public final class RecordingService: Sendable {
     let events = EventHub()
     private let recovery: SessionRecovery
     private let onShutdown: @Sendable () -> Void
+    /// Whether a recording could start now (``startAvailabilityMonitor()``).
+    let availabilityMonitor = AvailabilityMonitor()
 
     /// Creates the service. Every handler, built-in or not, comes by name from the catalog made
     /// of `builtins` (what the executable links) and the extension directories. `onShutdown`
@@ -55,7 +57,7 @@ public final class RecordingService: Sendable {
             case .start:
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.start(request.args ?? StartArguments()) })
             case .stop:
-                return .success(id, try locked { () throws(ControlError) in try lifecycle.finish(discard: false) })
+                return .success(id, try locked { () throws(ControlError) in try lifecycle.stop(deliveringTo: request.options) })
             case .discard:
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.finish(discard: true) })
             case .pause:
@@ -101,7 +103,8 @@ public final class RecordingService: Sendable {
                                                 destination: s.handlers.lazy.compactMap { $0.serviceInfo["path"] }.first, recorder: s)
         }
         return ServiceStatus(service: .init(pid: getpid(), version: ControlProtocol.version, socket: paths.socketPath),
-                             recording: recording, last: last, recovered: recovery.recovered)
+                             recording: recording, last: last, recovered: recovery.recovered,
+                             availability: availabilityMonitor.current)
     }
 
     // MARK: Recovery and shutdown

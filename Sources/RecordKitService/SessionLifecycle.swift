@@ -16,7 +16,7 @@ import Synchronization
 final class SessionLifecycle: @unchecked Sendable {
     private let store: SessionStore
     private let builtins: [BuiltinExtension]
-    private let events: EventHub
+    let events: EventHub
     private let commands = NSLock()
     private let shared = Mutex(Shared())
 
@@ -73,7 +73,7 @@ final class SessionLifecycle: @unchecked Sendable {
         installControlHandler(on: session)
         let journal = SessionJournal(id: id, state: "starting", startedAt: RecordingService.now(), pid: getpid(), handlers: session.handlers)
         try store.write(journal)
-        let active = ActiveRecording(id: id, journal: journal, session: session)
+        let active = ActiveRecording(id: id, journal: journal, session: session, hooks: makeHooks(args, recordingId: id))
         box.active = active
         do throws(ControlError) {
             try session.start()
@@ -118,12 +118,20 @@ final class SessionLifecycle: @unchecked Sendable {
     // MARK: Stop, discard
 
     /// Stops (finalizing every handler) or discards (deleting everything written) the recording
-    /// in progress (call under ``locked(_:)``).
-    func finish(discard: Bool) throws(ControlError) -> ControlResult {
+    /// in progress (call under ``locked(_:)``); `deliver` moves the recording's file (the first
+    /// handler's `path`) and returns where it went, or throws and leaves it (a warning).
+    func finish(discard: Bool, deliver: ((String) throws(ControlError) -> String)? = nil) throws(ControlError) -> ControlResult {
         let active = try current()
         updateJournal(active, state: "finishing")
-        let reports = discard ? active.session.discard() : active.session.stop()
-        return conclude(active, reports: reports, discarded: discard)
+        var reports = discard ? active.session.discard() : active.session.stop()
+        var deliveryFailure: String?
+        if let deliver, let i = reports.firstIndex(where: { $0.serviceInfo["path"] != nil && $0.state != .failed }),
+           let source = reports[i].serviceInfo["path"] {
+            do throws(ControlError) { reports[i].serviceInfo["path"] = try deliver(source) } catch { deliveryFailure = error.message }
+        }
+        var result = conclude(active, reports: reports, discarded: discard)
+        if let deliveryFailure { result.warnings = (result.warnings ?? []) + [deliveryFailure] }
+        return result
     }
 
     /// Stops a recording in progress, if any, finalizing its files (on SIGTERM or `shutdown`).
@@ -145,6 +153,7 @@ final class SessionLifecycle: @unchecked Sendable {
                 if let path = report.serviceInfo["path"] { removed.append(path) }
             } else if let out = report.serviceInfo["path"] ?? report.serviceInfo["url"] {
                 outputs.append(out)
+                if let path = report.serviceInfo["path"], report.state != .failed { announceSaved(active, path: path, kind: .recording) }
             }
         }
         let keepDirectory = !discarded && hasUndelivered(active)
@@ -183,6 +192,7 @@ final class SessionLifecycle: @unchecked Sendable {
         events.publish(ServiceEvent(kind: event.kind ?? (event.isWarning ? "warning" : event.handler == nil ? "state" : "handler"),
                                     recordingId: active.id, state: event.state.rawValue, reason: event.reason, handler: event.handler,
                                     time: event.time, at: RecordingService.now(), path: event.path))
+        if event.kind == "file-part", let path = event.path { announceSaved(active, path: path, kind: .part) }
         guard event.handler == nil, event.state.isTerminal else { return }
         active.endReason = event.reason
         // A recording that ended by itself (window destroyed, every handler failed) is concluded

@@ -44,6 +44,16 @@ final class SessionRecovery: Sendable {
                                             reason: "recording interrupted in state \(journal.state) was recovered into \(path)",
                                             at: RecordingService.now()))
             }
+            if outcome.delivered.isEmpty, outcome.failures.isEmpty {
+                // Killed before any media reached a file (the first fragment is written after
+                // the first second): never a silent loss, status and an event say so.
+                let reason = "recording interrupted in state \(journal.state) (started \(journal.startedAt)) before any media reached its file"
+                recoveredSessions.withLock {
+                    $0.append(RecoveredSession(id: journal.id, path: "", seconds: nil, recoveredAt: RecordingService.now(), nothing: reason))
+                }
+                events.publish(ServiceEvent(kind: "recovered", recordingId: journal.id, state: "empty", reason: reason + ": nothing to recover",
+                                            at: RecordingService.now()))
+            }
             if outcome.failures.isEmpty {
                 store.remove(journal.id)
             } else {

@@ -14,6 +14,7 @@ extension StartArguments {
             throw error.controlError
         }
         try applySources(to: &configuration)  // issue 11
+        configuration.screen.source = source
         return configuration
     }
 

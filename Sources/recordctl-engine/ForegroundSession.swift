@@ -15,11 +15,19 @@ struct ForegroundSession {
         let done = DispatchSemaphore(value: 0)
         let session: RecordingSession
         let outcome = ForegroundOutcome()
+        // `--on-saved` commands (docs/recordctl/hooks.md): a failing one is said on stderr, never
+        // changes the recording or the exit code.
+        let hooks = SavedFileHooks(commands: arguments.onSaved, timeout: arguments.hookTimeout, recordingId: "record-\(getpid())") { report in
+            if !report.outcome.succeeded { Console.error("on-saved hook for \(report.path) \(report.outcome.summary)") }
+        }
         do throws(ControlError) {
             session = try RecordingSession(arguments: arguments, builtins: BuiltinExtensions.all) { event in
                 if event.handler != nil || event.isWarning || event.state == .failed { Console.error(event.reason) }
                 // A file part finalized after a split (docs/recordctl/split.md): its path on stdout now.
-                if event.kind == "file-part", let path = event.path { Console.out(path) }
+                if event.kind == "file-part", let path = event.path {
+                    Console.out(path)
+                    hooks.saved(path: path, kind: .part)
+                }
                 outcome.note(event)
                 if event.state.isTerminal { done.signal() }
             }
@@ -74,11 +82,16 @@ struct ForegroundSession {
         for report in reports {
             if let path = report.serviceInfo["path"], report.state != .failed || FileManager.default.fileExists(atPath: path) {
                 Console.out(path)
+                if report.state != .failed { hooks.saved(path: path, kind: .recording) }
             }
             if report.state == .failed {
                 Console.error("\(report.name): \(report.error ?? "failed")")
                 failed = true
             }
+        }
+        if !hooks.isEmpty {
+            let bound = (arguments.hookTimeout ?? HookDefaults.timeoutSeconds) + 3
+            hooks.waitUntilIdle(timeout: bound * Double(max(1, arguments.onSaved.count)) * Double(max(1, reports.count)) + 5)
         }
         return failed ? ExitCodes.failed : outcome.exitCode
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RecordCtlSupport
+import RecordKitPipeWire
 import RecordKitService
 
 // recordctl-engine: the verbs of `recordctl` that need FFmpeg, X11 or PulseAudio in process
@@ -14,6 +15,7 @@ guard let text, let request = try? EngineRequest.decode(text) else {
     Console.error("recordctl-engine runs the in-process verbs of recordctl; run `recordctl record|trim|extensions|monitors|audio-sources …` instead")
     exit(ExitCodes.usage)
 }
+PipeWireSources.register()  // the "portal" video source (Wayland)
 RecordingProcessMemory.disableTransparentHugePages()  // docs/ENCODING.md, "Transparent huge pages"
 RecordingProcessMemory.returnFreedMemoryPeriodically()  // docs/BENCHMARKS.md, "Memory over time"
 exit(EngineVerbs.run(request))

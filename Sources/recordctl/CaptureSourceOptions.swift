@@ -9,6 +9,11 @@ struct CaptureSourceOptions: ParsableArguments {
         + "or variable (no frame while nothing changes but one every half second).", valueName: "MODE"))
     var frameRateMode: FrameRateModeArgument = .variable
 
+    @Option(help: ArgumentHelp("Where the picture comes from: x11 (the X display) or portal (a Wayland screen through "
+        + "the ScreenCast portal and PipeWire). Default: portal in a Wayland session without X (WAYLAND_DISPLAY set, "
+        + "DISPLAY unset), x11 otherwise.", valueName: "x11|portal"))
+    var source: String?
+
     @Option(help: ArgumentHelp("Record one RandR monitor, by name or by index (`recordctl monitors` lists them).", valueName: "NAME|INDEX"))
     var monitor: String?
 
@@ -18,6 +23,7 @@ struct CaptureSourceOptions: ParsableArguments {
 
     /// Rejects combinations that contradict the other capture options.
     func check(region: String?, window: String?, noAppAudio: Bool, appSink: String?) throws {
+        if let source, !["x11", "portal"].contains(source) { throw ValidationError("--source must be x11 or portal, got '\(source)'") }
         if monitor != nil && (region != nil || window != nil) { throw ValidationError("--monitor cannot be combined with --region or --window") }
         if appAudioFrom != nil && (noAppAudio || appSink != nil) { throw ValidationError("--app-audio-from cannot be combined with --no-app-audio or --app-sink") }
     }
@@ -26,6 +32,7 @@ struct CaptureSourceOptions: ParsableArguments {
     func apply(to arguments: inout StartArguments) {
         arguments.frameRateMode = frameRateMode.rawValue
         arguments.monitor = monitor
+        arguments.source = source
         arguments.appAudioFrom = appAudioFrom
     }
 }

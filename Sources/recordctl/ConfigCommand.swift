@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RecordCtlSupport
 import RecordKitConfig
 
@@ -6,7 +7,7 @@ import RecordKitConfig
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "config", abstract: "Show the encoding settings in force and where each comes from.",
-        subcommands: [ConfigShowCommand.self], defaultSubcommand: ConfigShowCommand.self)
+        subcommands: [ConfigShowCommand.self, ConfigCheckCommand.self], defaultSubcommand: ConfigShowCommand.self)
 }
 
 /// `recordctl config show [--profile NAME] [encoding flags]`.
@@ -23,5 +24,39 @@ struct ConfigShowCommand: ParsableCommand {
         let settings = try encoding.effective()
         Console.out("# config file: \(ConfigFile.defaultPath())" + (encoding.profile.map { ", profile \($0)" } ?? ""))
         for line in settings.lines { Console.out(line) }
+        let file = try configFile()
+        let hooks = file.hooks
+        let source = "(config file (\(file.path)))"
+        Console.out(hooks.onSaved.isEmpty ? "hooks.on-saved = (none)  (default)" : hooks.onSaved.map { "hooks.on-saved = \($0)  \(source)" }.joined(separator: "\n"))
+        Console.out(hooks.timeout.map { "hooks.timeout = \($0)  \(source)" } ?? "hooks.timeout = 60  (default)")
+        let privatePath = OBSWebSocketSettings.privatePath()
+        do throws(ConfigError) {
+            let obs = try OBSWebSocketSettings(path: privatePath)
+            let origin = FileManager.default.fileExists(atPath: privatePath) ? "(private file (\(privatePath)))" : "(default)"
+            Console.out("obs-websocket.enabled = \(obs.enabled)  \(origin)")
+            Console.out("obs-websocket.port = \(obs.port)  \(origin)")
+            Console.out("obs-websocket.password = \(obs.password.isEmpty ? "(none)" : "****")  \(origin)")
+        } catch {
+            Console.error(error.message)
+            throw ExitCode(ExitCodes.usage)
+        }
+    }
+}
+
+/// `recordctl config check`: reads the config file and the private file and says what is wrong,
+/// with the line (exit 64), or that both are fine.
+struct ConfigCheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check the config file and the private file: unknown keys, wrong types, secrets readable by others (with line numbers).")
+
+    func run() throws {
+        var problems: [String] = []
+        do throws(ConfigError) { _ = try ConfigFile() } catch { problems.append(error.message) }
+        do throws(ConfigError) { _ = try OBSWebSocketSettings(path: OBSWebSocketSettings.privatePath()) } catch { problems.append(error.message) }
+        for p in problems { Console.error(p) }
+        if !problems.isEmpty { throw ExitCode(ExitCodes.usage) }
+        Console.out("\(ConfigFile.defaultPath()): ok")
+        Console.out("\(OBSWebSocketSettings.privatePath()): ok")
     }
 }

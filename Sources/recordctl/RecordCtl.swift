@@ -10,5 +10,5 @@ struct RecordCtl: ParsableCommand {
         subcommands: [RecordCommand.self, StartCommand.self, StopCommand.self, DiscardCommand.self, PauseCommand.self,
                       ResumeCommand.self, MarkCommand.self, SplitCommand.self, SaveReplayCommand.self, StatusCommand.self, EventsCommand.self,
                       ServiceCommand.self, ExtensionsCommand.self, ConfigCommand.self, MonitorsCommand.self, AudioSourcesCommand.self,
-                      TrimCommand.self, PreviewCommand.self, ReviewCommand.self])
+                      TrimCommand.self, PreviewCommand.self, ReviewCommand.self, OBSWebSocketCommand.self])
 }

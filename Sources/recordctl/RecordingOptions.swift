@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RecordCtlSupport
+import RecordKitConfig
 import RecordKitControl
 
 /// What to record and where it goes: every option `record` and `start` share, turned into the
@@ -71,6 +72,7 @@ struct RecordingOptions: ParsableArguments {
 
     @OptionGroup var preview: PreviewFlagOptions
     @OptionGroup var split: SplitOptions
+    @OptionGroup var hooks: HookOptions
 
     @Option(name: .customLong("extension"),
             help: ArgumentHelp("Also feed the recording to this extension (repeatable; `recordctl extensions` lists them).", valueName: "NAME"))
@@ -128,6 +130,7 @@ struct RecordingOptions: ParsableArguments {
         a.rtmp = try rtmpKey.resolve(rtmp)
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         a.encoding = try encoding.effective().setupValues
+        hooks.apply(to: &a, config: try configFile().hooks)
         sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
@@ -138,6 +141,11 @@ struct RecordingOptions: ParsableArguments {
         }
         return a
     }
+}
+
+/// The user's config file, or exit 64 with the file's own message.
+func configFile() throws -> ConfigFile {
+    do throws(ConfigError) { return try ConfigFile() } catch { throw ValidationError(error.message) }
 }
 
 /// Container formats for `--format`.

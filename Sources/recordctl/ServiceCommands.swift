@@ -35,9 +35,34 @@ struct StartCommand: ParsableCommand {
 
 /// `recordctl stop`.
 struct StopCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop the recording, finalize every output, print where each result is.")
+    static let configuration = CommandConfiguration(
+        commandName: "stop", abstract: "Stop the recording, finalize every output, print where each result is.",
+        discussion: "--output moves the recording's file to FILE once it is final, atomically, also to another file system; "
+            + "an existing FILE is refused (before the recording stops) unless --overwrite. docs/recordctl/stop.md.")
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Deliver the recording's file here (the recording's last part, for split recordings).", valueName: "FILE"))
+    var output: String?
+
+    @Flag(help: "Replace --output if it exists.")
+    var overwrite = false
+
+    func validate() throws {
+        if overwrite && output == nil { throw ValidationError("--overwrite needs --output FILE") }
+    }
+
     func run() throws {
-        let result = try serviceRequest(.stop, startIfNeeded: true)
+        let result: ControlResult
+        if let output {
+            do throws(ControlError) {
+                let client = try ServiceConnection.connect(startIfNeeded: false)
+                result = try client.request(.stop, options: CommandOptions(output: absolutePath(output), overwrite: overwrite ? true : nil))
+            } catch {
+                Console.error(error.message)
+                throw ExitCode(ExitCodes.code(for: error))
+            }
+        } else {
+            result = try serviceRequest(.stop, startIfNeeded: true)
+        }
         for output in result.outputs ?? [] { Console.out(output) }
         // A handler that failed (an endpoint that gave up, files kept in the session directory):
         // said on stderr, and stop is not a plain success (issue 13).

@@ -31,12 +31,19 @@ enum StatusFormatter {
             for w in rec.warnings { lines.append("warning: \(w)") }
         } else {
             lines.append("state: idle")
+            if let a = s.availability {
+                lines.append(a.reason)
+                lines.append("display: \(a.display.reachable ? "reachable" : "unreachable"): \(a.display.reason)")
+                lines.append("audio: \(a.audio.reachable ? "reachable" : "unreachable"): \(a.audio.reason)")
+            }
         }
         if let last = s.last {
             lines.append("last: \(last.id) \(last.state)\(last.reason.map { " (\($0))" } ?? "")" + (last.outputs.isEmpty ? "" : ": " + last.outputs.joined(separator: ", ")))
         }
         for e in s.last?.errors ?? [] { lines.append("last error: \(e)") }
-        for r in s.recovered { lines.append("recovered: \(r.id) into \(r.path)") }
+        for r in s.recovered {
+            lines.append(r.path.isEmpty ? "recovered: \(r.id): nothing to recover (\(r.nothing ?? "no media reached the file"))" : "recovered: \(r.id) into \(r.path)")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -46,6 +53,7 @@ enum StatusFormatter {
         if let id = e.recordingId { parts.append(id) }
         if let state = e.state { parts.append(state) }
         if let h = e.handler { parts.append("handler=\(h)") }
+        if let path = e.path { parts.append("path=\(path)") }
         parts.append("reason=\(e.reason)")
         return parts.joined(separator: " ")
     }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import RecordKitBuiltins
 import RecordKitService
+import RecordKitSurfaces
 
 /// The service process: binds the socket, recovers interrupted recordings, serves requests,
 /// and on SIGTERM/SIGINT finalizes a recording in progress before exiting.
@@ -19,8 +20,14 @@ enum RecordDaemon {
         let coordinator = ShutdownCoordinator()
         let service = RecordingService(paths: paths, builtins: BuiltinExtensions.all) {
             // The shutdown request already finalized the recording; stop serving.
-            coordinator.request(reason: "shutdown requested", log: log) { holder.server?.stop() }
+            coordinator.request(reason: "shutdown requested", log: log) {
+                holder.surfaces?.stop()
+                holder.server?.stop()
+            }
         }
+        // Hotkeys and obs-websocket (issue 22): clients of the service's request API, started once it serves.
+        let surfaces = ControlSurfaces(service: service) { RecordDaemon.log($0) }
+        holder.surfaces = surfaces
         let server = ControlServer(paths: paths) { request, connection in service.handle(request, connection: connection) }
         holder.server = server
         // Signals are events from the very start: a SIGTERM while starting up (before the
@@ -32,6 +39,7 @@ enum RecordDaemon {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
             source.setEventHandler {
                 coordinator.request(reason: "signal \(sig)", log: log) {
+                    surfaces.stop()
                     service.stopForShutdown()
                     server.stop()
                 }
@@ -47,13 +55,16 @@ enum RecordDaemon {
         }
         if coordinator.isRequested { server.stop() }  // a signal came while binding
         log("listening on \(paths.socketPath)")
+        service.startAvailabilityMonitor()
         service.recoverInterruptedSessions()
         for r in service.status().recovered { log("recovered interrupted recording \(r.id) into \(r.path)") }
+        surfaces.start()
 
         withExtendedLifetime(sources) { server.serve() }
         // The accept loop returns when a shutdown stopped the server, or when accept failed:
         // then finalize here (a no-op when a shutdown is already under way).
         coordinator.request(reason: "control socket closed", quietIfUnderway: true, log: log) {
+            surfaces.stop()
             service.stopForShutdown()
             server.stop()
         }
@@ -70,4 +81,5 @@ enum RecordDaemon {
 /// Lets the shutdown callback reach the server created after it.
 private final class ServerHolder: @unchecked Sendable {
     var server: ControlServer?
+    var surfaces: ControlSurfaces?
 }

@@ -246,7 +246,7 @@ final class PreviewTests: EndToEndTestCase {
             import socket, sys, time
             s = socket.create_connection(("\(hostPort[0])", \(hostPort[1])))
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            s.sendall(b"GET /live?token=\(parts[1]) HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n"
+            s.sendall(b"GET /live?token=\(parts[1]) HTTP/1.1\\r\\nHost: 127.0.0.1:\(hostPort[1])\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n"
                       b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\nSec-WebSocket-Version: 13\\r\\n\\r\\n")
             print("connected", flush=True)
             time.sleep(12)

@@ -15,12 +15,12 @@ struct DependencyRules {
     /// The built-in upload handlers (`Extensions/`): nobody but the list of built-ins may name them.
     static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension"]
     /// Platform and C modules the SDK must never see.
-    static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims", "CColorConversion"]
+    static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims", "CColorConversion", "CPipeWire"]
     /// The thin `recordctl` and what it links (issue 12): they must never reach, directly or
     /// through any target of the package, a library whose loading costs ~45 ms at each start.
     static let thinClient: Set<String> = ["recordctl", "RecordCtlSupport", "RecordKitControl"]
     /// The libraries the thin client must not load: FFmpeg, X11, PulseAudio.
-    static let engineLibraries: Set<String> = ["CFFmpeg", "CX11", "CPulse"]
+    static let engineLibraries: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CPipeWire"]
 
     /// What each part may depend on (declared dependencies and imports alike), besides the
     /// system (Foundation, Glibc, Dispatch, Synchronization) and the packages named here.
@@ -28,6 +28,8 @@ struct DependencyRules {
         "RecordKit": [],
         "RecordKitCapture": ["RecordKit", "CX11", "CPulse", "CShims"],
         "RecordKitMedia": ["RecordKit", "CFFmpeg", "CColorConversion"],
+        // The Wayland screen (ScreenCast portal + PipeWire): a video source the executables register.
+        "RecordKitPipeWire": ["RecordKit", "RecordKitCapture", "CPipeWire"],
         // RecordKitControl: the control protocol's values (the recorder's status, extension requests) travel in it.
         "RecordKitPipeline": ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl", "CShims"],
         "RecordKitExtensionSDK": ["RecordKit", "CShims"],
@@ -35,23 +37,28 @@ struct DependencyRules {
         "FileUploadExtension": ["RecordKit", "RecordKitMedia"],
         "ReplayBufferExtension": ["RecordKit", "RecordKitMedia"],
         "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
-        // The preview's web server: FlyingFox (its product) and FlyingSocks (its socket layer).
-        "PreviewExtension": ["RecordKit", "RecordKitMedia", "FlyingFox", "FlyingSocks"],
+        // The preview's web server: RecordKitWeb (issue 24), the one server of every loopback surface.
+        "PreviewExtension": ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
         // The service links no handler: the executables hand it the built-ins (`BuiltinExtension`s).
         "RecordKitService": ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
         // The thin command line (issue 12) and what it links; the engine runs the in-process verbs.
         "RecordKitControl": ["CShims"],
+        // obs-websocket 5's protocol layer: the control values and SHA-256; no FFmpeg, X11 or PulseAudio.
+        "RecordKitOBSWebSocket": ["RecordKitControl", "Crypto"],
         "RecordCtlSupport": ["RecordKitControl"],
         "recordctl": ["RecordKitControl", "RecordCtlSupport", "RecordKitConfig", "ArgumentParser"],
         // The executables hand the list of built-ins to the service.
-        "recordctl-engine": ["RecordKitService", "RecordCtlSupport", "RecordKitBuiltins",
+        // They register the sources beyond X11 and PulseAudio (VideoSourceRegistry) the same way.
+        "recordctl-engine": ["RecordKitService", "RecordCtlSupport", "RecordKitBuiltins", "RecordKitPipeWire",
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
         "RecordKitConfig": ["TOMLKit"],
-        "recordd": ["RecordKitService", "RecordKitBuiltins"],
+        "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire"],
+        // Control surfaces (issue 22): clients of the service's request API; hotkeys grab keys on X11 through capture's display code.
+        "RecordKitSurfaces": ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],
         // C modules: the system only.
-        "CFFmpeg": [], "CX11": [], "CPulse": [], "CShims": [], "CColorConversion": [],
+        "CFFmpeg": [], "CX11": [], "CPulse": [], "CShims": [], "CColorConversion": [], "CPipeWire": [],
         // Tools: the tutorial's extension, test fixtures, benchmarks, fuzz targets.
         "frame-stats": ["RecordKitExtensionSDK"],
         "rk-test-extension": ["RecordKit", "RecordKitExtensionSDK"],
@@ -60,14 +67,17 @@ struct DependencyRules {
         "rk-extension-bench": ["RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
         "rk-fuzz-control": ["RecordKitControl"],  // the parser alone: no FFmpeg, X11 or PulseAudio
         "rk-fuzz-extension": ["RecordKit", "RecordKitExtensionSDK"],
+        "rk-fuzz-web": ["RecordKitWeb", "NIOCore", "NIOEmbedded"],  // the web server alone, on an EmbeddedChannel
         // Test support shared by test targets.
         "MediaTestSupport": ["RecordKit", "RecordKitMedia"],
         "ExtensionTestSupport": ["RecordKit", "RecordKitExtensions"],
         "HandlerTestSupport": ["RecordKit"],
+        // The one loopback web server (issue 24): SwiftNIO only, never FFmpeg, X11 or PulseAudio.
+        "RecordKitWeb": ["NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket"],
     ]
     /// Parts that must never reach a concrete handler, not even through another target: only the
     /// list of built-ins names them, and only the executables link that list.
-    static let handlerFree: Set<String> = ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "RecordKitControl",
+    static let handlerFree: Set<String> = ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "RecordKitControl", "RecordKitPipeWire",
                                            "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitService", "RecordKitConfig",
                                            "RecordCtlSupport", "recordctl"]
     static let system: Set<String> = ["Foundation", "Glibc", "Dispatch", "Synchronization", "XCTest", "PackageDescription"]

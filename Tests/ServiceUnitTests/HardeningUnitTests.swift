@@ -144,4 +144,32 @@ final class HardeningUnitTests: XCTestCase {
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(text.contains("received 0"), "nothing was sent to it: \(text)")
     }
+
+    /// The socket path replaced by a symlink to another socket of the same user (issue 24): the
+    /// client refuses it (lstat) before connecting, says why, and the other socket gets nothing.
+    func testTheClientRefusesASocketPathThatIsASymlink() throws {
+        let base = "/tmp/rk-link-\(UUID().uuidString.prefix(6))"
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let paths = ServicePaths(environment: ["XDG_RUNTIME_DIR": base, "HOME": base])
+        try paths.preparePrivateRuntimeDirectory()
+        // Another socket of this user, which counts the connections it gets.
+        let other = base + "/other.sock"
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in other.utf8.enumerated() { raw[i] = b } }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        XCTAssertEqual(bound, 0)
+        XCTAssertEqual(listen(fd, 4), 0)
+        XCTAssertEqual(symlink(other, paths.socketPath), 0)
+        XCTAssertThrowsError(try ControlClient(paths: paths)) { error in
+            XCTAssertEqual((error as? ControlError)?.code, .permissionDenied)
+            let message = (error as? ControlError)?.message ?? ""
+            XCTAssertTrue(message.contains("symbolic link") && message.contains(other) && message.contains("rm \(paths.socketPath)"), message)
+        }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&poller, 1, 200), 0, "nothing connected to the other socket")
+    }
 }

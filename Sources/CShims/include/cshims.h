@@ -34,6 +34,12 @@ int cshim_seqpacket_pair(int fds[2]);
 /// caller's stderr, every other descriptor closed, signals unblocked and at their defaults, in a
 /// process group of its own. 0 and `*pid_out`, or an errno value.
 int cshim_spawn_with_socket(const char *path, char *const argv[], char *const envp[], int sock, int *pid_out);
+/// Spawns `path` with stdin /dev/null and stdout and stderr onto `out`, every other descriptor
+/// closed, signals unblocked and at their defaults, in a process group of its own (so a timeout
+/// can end it and everything it started). 0 and `*pid_out`, or an errno value.
+int cshim_spawn_with_output(const char *path, char *const argv[], char *const envp[], int out, int *pid_out);
+/// A pipe whose both ends are close-on-exec (pipe2 with O_CLOEXEC). 0, or -1 and errno.
+int cshim_pipe_cloexec(int fds[2]);
 /// CPU time of the calling thread in nanoseconds (CLOCK_THREAD_CPUTIME_ID).
 uint64_t cshim_thread_cpu_ns(void);
 /// Opts this process (and the processes it starts) out of transparent huge pages

@@ -1,14 +1,16 @@
 import Synchronization
 
 /// The statistics of one capture, written by the capture thread and read from anywhere.
-final class CaptureCounters: Sendable {
+package final class CaptureCounters: Sendable {
+    /// All counters at zero.
+    package init() {}
     private let values = Mutex(ScreenCaptureStatistics())
 
     /// Changes the counters under the lock.
-    func update(_ change: (inout ScreenCaptureStatistics) -> Void) {
+    package func update(_ change: (inout ScreenCaptureStatistics) -> Void) {
         values.withLock { change(&$0) }
     }
 
     /// A consistent snapshot.
-    var snapshot: ScreenCaptureStatistics { values.withLock { $0 } }
+    package var snapshot: ScreenCaptureStatistics { values.withLock { $0 } }
 }

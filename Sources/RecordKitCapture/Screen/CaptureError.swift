@@ -22,6 +22,14 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible {
         case audioSourceNotFound
         /// PulseAudio failed while capturing.
         case audioError
+        /// No video source of the requested name is registered (``VideoSourceRegistry``).
+        case unknownSource
+        /// The ScreenCast portal (or the session bus, or PipeWire) cannot be reached, or it
+        /// refused or cancelled the screen cast.
+        case portalUnavailable
+        /// The portal's screen cast failed or ended while recording (the session was closed,
+        /// the compositor went away).
+        case portalError
     }
 
     /// The category, for code that reacts to the failure.

@@ -5,7 +5,7 @@ import Glibc
 ///
 /// Capture blocks in the X server round trip and sleeps to absolute deadlines, so it must not
 /// run on Swift's cooperative pool (STACK-NOTES.md: 2 threads on this machine).
-final class CaptureThread: @unchecked Sendable {
+package final class CaptureThread: @unchecked Sendable {
     private let thread: pthread_t
     private var finished = false
 
@@ -22,7 +22,7 @@ final class CaptureThread: @unchecked Sendable {
 
     /// Starts a thread named `name` (at most 15 bytes are kept) running `body`, or returns the
     /// `pthread_create` error number.
-    static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Result<CaptureThread, ThreadStartError> {
+    package static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Result<CaptureThread, ThreadStartError> {
         let context = Unmanaged.passRetained(Start(String(decoding: name.utf8.prefix(15), as: UTF8.self), body)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(&thread, nil, { context in
@@ -42,11 +42,11 @@ final class CaptureThread: @unchecked Sendable {
     }
 
     /// Whether the caller runs on this thread.
-    var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
+    package var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
 
     /// Waits for the thread to end (or, when called on the thread itself, detaches it so it
     /// cleans up after itself). Call at most once; later calls do nothing.
-    func joinOrDetach() {
+    package func joinOrDetach() {
         guard !finished else { return }
         finished = true
         if isCurrent {

@@ -8,7 +8,7 @@ import Synchronization
 /// held it returns nil and the caller drops the frame. Free slots are reused last-in first-out,
 /// so only as many slots as are really in flight ever get touched and become resident memory.
 /// The memory lives until the pool and every buffer it handed out are gone.
-final class FramePool: Sendable {
+package final class FramePool: Sendable {
     /// Number of slots.
     let slotCount: Int
     /// Distance between slot starts (a multiple of the page size, so each slot is 4096-aligned).
@@ -19,7 +19,7 @@ final class FramePool: Sendable {
 
     /// A pool of `slotCount` slots of at least `slotByteCount` bytes each, in shared memory when
     /// `shared` (nil if the system refuses the segment), in heap memory otherwise.
-    init?(slotCount: Int, slotByteCount: Int, shared: Bool) {
+    package init?(slotCount: Int, slotByteCount: Int, shared: Bool) {
         let stride = (slotByteCount + 4095) / 4096 * 4096
         let memory: FrameMemory
         if shared {
@@ -38,23 +38,23 @@ final class FramePool: Sendable {
     }
 
     /// Start of slot `index`.
-    func address(ofSlot index: Int) -> UnsafeMutableRawPointer {
+    package func address(ofSlot index: Int) -> UnsafeMutableRawPointer {
         memory.base + index * slotStride
     }
 
     /// Takes a free slot, or nil when consumers hold every one.
-    func acquire() -> Int? {
+    package func acquire() -> Int? {
         free.withLock { $0.popLast() }
     }
 
     /// Puts back a slot that was acquired but not handed out as a buffer.
-    func giveBack(_ index: Int) {
+    package func giveBack(_ index: Int) {
         free.withLock { $0.append(index) }
     }
 
     /// Wraps the first `byteCount` bytes of acquired slot `index` as a buffer; the slot returns
     /// to the pool when the buffer's last reference goes away.
-    func buffer(slot index: Int, byteCount: Int) -> MediaBuffer {
+    package func buffer(slot index: Int, byteCount: Int) -> MediaBuffer {
         let bytes = UnsafeRawBufferPointer(start: address(ofSlot: index), count: byteCount)
         let location = memory.sharedMemoryID.map {
             SharedMemoryLocation(systemVSegment: $0, segmentSize: memory.byteCount, offset: index * slotStride)

@@ -11,6 +11,9 @@ public struct ScreenCaptureConfiguration: Sendable {
     public var showsCursor: Bool
     /// What an unchanged tick delivers: a repeated frame (constant) or nothing (variable).
     public var frameRateMode: FrameRateMode
+    /// The name of the video source that captures (``VideoSourceRegistry``: "x11", "portal"),
+    /// or nil to choose by the session: the portal in a Wayland session without X, X11 otherwise.
+    public var source: String? = nil
 
     /// Creates a configuration; the defaults capture the whole `$DISPLAY` at 30 fps with the cursor.
     public init(display: String? = nil, target: CaptureTarget = .screen,

@@ -24,7 +24,7 @@ struct EncoderSet {
     /// `singleAudioTrack`: the one audio track that records, when there is exactly one; the
     /// "mixed" track is then that track's PCM, so its encoded route shares the track's encoder
     /// (one AAC encode, its packets relabelled `.audioMixed`) instead of encoding it twice.
-    static func open(routes: Set<SampleRoute>, capture: ScreenCapture, frameRate: Int, slot: DispatcherSlot,
+    static func open(routes: Set<SampleRoute>, capture: any VideoSource, frameRate: Int, slot: DispatcherSlot,
                      lowDelayRoutes: Set<SampleRoute> = [], spliceRoutes: Set<SampleRoute> = [], drainRoutes: Set<SampleRoute> = [],
                      singleAudioTrack: SampleBufferType? = nil,
                      onRouteFailed: @escaping @Sendable (SampleRoute, String) -> Void,

@@ -8,11 +8,13 @@ public typealias AudioSourceInventory = AudioInventory
 /// What can be recorded besides the whole screen (issue 11): the display's monitors and the
 /// PulseAudio server's applications, sinks and sources. Blocking; any thread.
 public enum CaptureSources {
-    /// The RandR monitors of `display` (nil: `$DISPLAY`).
-    /// - Throws: ``RecorderError`` `.unavailable` without the display, `.failed` without RandR 1.5.
+    /// The monitors of the session's video source: the RandR monitors of `display` (nil:
+    /// `$DISPLAY`), or in a Wayland session without X what the ScreenCast portal offers
+    /// (``VideoSourceRegistry``).
+    /// - Throws: ``RecorderError`` `.unavailable` without the display or portal, `.failed` without RandR 1.5.
     public static func monitors(display: String?) throws(RecorderError) -> [DisplayMonitor] {
-        do throws(CaptureError) { return try MonitorList.list(display: display) } catch {
-            throw RecorderError(error.kind == .noDisplay ? .unavailable : .failed, error.message)
+        do throws(CaptureError) { return try VideoSourceRegistry.monitors(source: nil, display: display) } catch {
+            throw error.recorderError
         }
     }
 

@@ -112,7 +112,7 @@ public final class Recorder: @unchecked Sendable {
         let signal = firstFrame
         graph.capture.onWindowGone = { [weak self] in self?.stopAsync(reason: "the recorded window was destroyed") }
         graph.capture.onFailure = { [weak self] error in self?.stopAsync(reason: "screen capture failed: \(error.message)", failed: true) }
-        graph.audioConnection?.onDisconnect = { [weak self] reason in self?.warn("audio server lost (\(reason)): audio continues as silence", live: true) }
+        graph.audio.onDisconnect = { [weak self] reason in self?.warn("audio server lost (\(reason)): audio continues as silence", live: true) }
         graph.start(timeline: timeline) { [weak self] frame in
             timeline.start(at: min(frame.scheduledTime, frame.captureTime))
             self?.shared.withLock { $0.startNs = frame.scheduledTime }

@@ -1,6 +1,15 @@
+import RecordKit
 import RecordKitCapture
 
 extension RecordingConfiguration {
+    /// What the audio source is asked for: app audio and microphone, as configured.
+    var audioRequest: AudioSourceRequest {
+        var tracks: [(type: SampleBufferType, selector: AudioSourceSelector)] = []
+        if let s = appAudio { tracks.append((.audioApp, s)) }
+        if let s = micAudio { tracks.append((.audioMic, s)) }
+        return AudioSourceRequest(tracks: tracks, server: audioServer, requireAudio: requireAudio)
+    }
+
     /// Applies the issue-11 options as the command line and the service spell them:
     /// `frameRateMode` (`variable` or `constant`), `monitor` (a RandR monitor's name or index) and
     /// `appAudioFrom` (an application's name or pid). `hasRegionOrWindow` and `appAudioChosen`

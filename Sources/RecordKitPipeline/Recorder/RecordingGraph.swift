@@ -12,9 +12,9 @@ import CShims
 /// Threading: created, started, finished and torn down on the recorder's control queue; the
 /// counters it reports may be read from any thread.
 final class RecordingGraph: @unchecked Sendable {
-    let capture: ScreenCapture
-    let audioConnection: PulseAudioConnection?
-    let audioStreams: [AudioCaptureStream]
+    let capture: any VideoSource
+    /// The audio source (``AudioSourceRegistry``): its streams and connection.
+    let audio: any AudioSource
     /// The audio tracks that really record (`audioApp`, `audioMic`).
     let audioTracks: [SampleBufferType]
     let audioGraph: AudioGraph
@@ -26,13 +26,12 @@ final class RecordingGraph: @unchecked Sendable {
     let videoSinks: [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void]
     private var silenceTimer: DispatchSourceTimer?
 
-    init(capture: ScreenCapture, audioConnection: PulseAudioConnection?, audioStreams: [AudioCaptureStream],
+    init(capture: any VideoSource, audio: any AudioSource,
          audioTracks: [SampleBufferType], audioGraph: AudioGraph, videoStages: [VideoEncodeStage], audioStages: [AudioEncodeStage],
          dispatcher: Dispatcher, contexts: [HandlerContext],
          videoSinks: [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void]) {
         self.capture = capture
-        self.audioConnection = audioConnection
-        self.audioStreams = audioStreams
+        self.audio = audio
         self.audioTracks = audioTracks
         self.audioGraph = audioGraph
         self.videoStages = videoStages
@@ -90,12 +89,12 @@ final class RecordingGraph: @unchecked Sendable {
     /// Stops capture and audio and closes the audio connection. Idempotent.
     func teardown() {
         stopSources()
-        audioConnection?.close()
+        audio.close()
     }
 
     private func stopSources() {
         capture.stop()
-        for s in audioStreams { s.stop() }
+        audio.stop()
         silenceTimer?.cancel()
         silenceTimer = nil
     }

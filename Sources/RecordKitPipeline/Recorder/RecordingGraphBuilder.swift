@@ -31,9 +31,9 @@ struct RecordingGraphBuilder {
 
     /// Opens and wires every part; throws without leaving anything running.
     func build() throws(RecorderError) -> RecordingGraph {
-        let capture: ScreenCapture
-        do throws(CaptureError) { capture = try ScreenCapture(configuration: configuration.screen) } catch { throw error.recorderError }
-        let audio = AudioSources.open(configuration, warn: warn)
+        let capture: any VideoSource
+        do throws(CaptureError) { capture = try VideoSourceRegistry.open(configuration.screen) } catch { throw error.recorderError }
+        let audio = AudioSourceRegistry.open(configuration.audioRequest, warn: warn)
         var keep = false
         defer {
             if !keep {
@@ -41,7 +41,8 @@ struct RecordingGraphBuilder {
                 audio.close()
             }
         }
-        let audioTypes = try audio.types()
+        let audioTypes: [SampleBufferType]
+        do throws(CaptureError) { audioTypes = try audio.tracks() } catch { throw error.recorderError }
         var available: Set<SampleBufferType> = [.video]
         available.formUnion(audioTypes)
         if !audioTypes.isEmpty { available.insert(.audioMixed) }
@@ -115,9 +116,11 @@ struct RecordingGraphBuilder {
         slot.connect(dispatcher)
         let wanted = dispatcher.routes
         let audioGraph = AudioGraph(timeline: timeline, tracks: audioTypes, sinks: encoders.audioSinks(for: wanted))
-        audio.deliver(to: audioGraph)
+        audio.deliver { type, samples, frames, captureNs in
+            audioGraph.deliver(type, samples: samples, frameCount: frames, captureNs: captureNs)
+        }
         keep = true
-        return RecordingGraph(capture: capture, audioConnection: audio.connection, audioStreams: audio.streams,
+        return RecordingGraph(capture: capture, audio: audio,
                               audioTracks: audioTypes, audioGraph: audioGraph,
                               videoStages: encoders.videoStages.filter { wanted.contains($0.route) },
                               audioStages: encoders.audioStages.filter { wanted.contains($0.route) },

@@ -91,6 +91,39 @@ final class HardeningServiceTests: EndToEndTestCase {
         }
     }
 
+    /// kill -9 in the first second after `start` returned (issue 24: 2 of 20 kills at 0.8-1 s
+    /// lost everything silently): every kill leaves either a recovered file that plays, or, when no
+    /// media had reached the file yet (the first fragment is written after a second of media),
+    /// nothing at the destination and a `status.recovered` entry that says so. Never a silent loss.
+    func testKillNineInTheFirstSecondKeepsTheRecordingOrSaysSo() throws {
+        var kept: [Double] = []
+        for (i, wait) in [0.1, 0.3, 0.5, 0.65, 0.8, 0.9, 1.0].enumerated() {
+            let output = path("first-second-\(i).mp4")
+            let id = try service.ok(["start", "--region", "320x240+0+0", "--output", output])
+                .split(separator: "\n").first.map(String.init) ?? ""
+            let pid = try XCTUnwrap(try service.pid())
+            Thread.sleep(forTimeInterval: wait)
+            kill(pid, SIGKILL)
+            for _ in 0..<50 where kill(pid, 0) == 0 { usleep(50_000) }
+            let status = try service.status()  // a new service, which recovers
+            let entry = ((status["recovered"] as? [[String: Any]]) ?? []).first { $0["id"] as? String == id }
+            guard let entry else {
+                XCTFail("kill \(i) after \(wait) s: recording \(id) is not in status.recovered (a silent loss): \(status)")
+                continue
+            }
+            if let path = entry["path"] as? String, !path.isEmpty {
+                XCTAssertEqual(path, output, "kill \(i) after \(wait) s: recovered at its destination")
+                let probe = try FFprobe.probe(output, countFrames: true)
+                XCTAssertGreaterThan(probe.video.first?.frameCount ?? 0, 0, "kill \(i) after \(wait) s: the recovered file plays: \(probe)")
+                kept.append(wait)
+            } else {
+                XCTAssertNotNil(entry["nothing"] as? String, "kill \(i) after \(wait) s: status says why nothing was recovered: \(entry)")
+                XCTAssertFalse(FileManager.default.fileExists(atPath: output), "kill \(i) after \(wait) s: nothing left at the destination")
+            }
+        }
+        verbose("kills in the first second that kept a file: \(kept)")
+    }
+
     /// A kill -9 at random moments (starting, recording, paused): the next command recovers
     /// the recording into a playable file at its destination, and a recording that had nothing
     /// yet leaves no empty placeholder.

@@ -1,0 +1,97 @@
+// RecordKit's C edge to the ScreenCast portal (sd-bus) and to PipeWire video streams
+// (libpipewire-0.3). Written in C because the calls it needs are variadic or macros that Swift
+// cannot import (sd_bus_call_method, sd_bus_message_append, spa_pod_builder_add_object,
+// SPA_POD_*): see docs/WAYLAND.md. Only plain C types cross this header.
+#ifndef RK_PIPEWIRE_H
+#define RK_PIPEWIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// MARK: The ScreenCast portal (org.freedesktop.portal.ScreenCast on the session bus)
+
+/// One D-Bus connection to the portal and at most one ScreenCast session. Not thread-safe: one
+/// thread at a time (the owner hands it over with a happens-before edge, e.g. thread creation).
+typedef struct rk_portal rk_portal;
+
+/// A stream the portal handed out: a PipeWire node and where it lies on the desktop.
+typedef struct rk_portal_stream {
+    uint32_t node_id;
+    int32_t x, y;            // position in the compositor's space; INT32_MIN when not given
+    int32_t width, height;   // size; 0 when not given
+    uint32_t source_type;    // as reported (1 monitor, 2 window, 4 virtual); not trusted
+} rk_portal_stream;
+
+/// Connects to the session bus ($DBUS_SESSION_BUS_ADDRESS); NULL with `err` filled on failure.
+rk_portal *rk_portal_open(char *err, size_t errlen);
+
+/// The ScreenCast interface's properties; 0 on success, a negative errno with `err` otherwise.
+int rk_portal_properties(rk_portal *p, uint32_t *source_types, uint32_t *cursor_modes, uint32_t *version,
+                         char *err, size_t errlen);
+
+/// CreateSession, SelectSources (types, cursor_mode, persist_mode, restore_token if not NULL or
+/// empty) and Start, each waiting up to `timeout_ms` for the portal's Response. On success
+/// fills up to `max_streams` streams and `*count`, and the new restore token into `token_out`
+/// (empty when the portal gave none). The session stays open until rk_portal_close().
+/// Returns 0, or: -ECANCELED the user cancelled (response 1), -EPERM refused (response 2),
+/// -ETIMEDOUT no response, another negative errno for a D-Bus failure; `err` says which.
+int rk_portal_start(rk_portal *p, uint32_t types, uint32_t cursor_mode, uint32_t persist_mode,
+                    const char *restore_token, int timeout_ms,
+                    rk_portal_stream *streams, int max_streams, int *count,
+                    char *token_out, size_t token_len, char *err, size_t errlen);
+
+/// OpenPipeWireRemote for the started session: a new file descriptor (the caller owns it) to
+/// connect libpipewire with, or a negative errno with `err`.
+int rk_portal_open_pipewire_remote(rk_portal *p, char *err, size_t errlen);
+
+/// Processes what the bus delivered, without blocking. Returns 1 once the portal closed the
+/// session (Session.Closed) or the bus connection was lost, 0 otherwise.
+int rk_portal_poll_closed(rk_portal *p);
+
+/// Closes the session (Session.Close) and the connection; frees `p`. NULL is ignored.
+void rk_portal_close(rk_portal *p);
+
+// MARK: A PipeWire video stream (copy path: SHM/memfd buffers mapped read-only)
+
+enum { RK_PW_BGRX = 0, RK_PW_BGRA = 1, RK_PW_RGBX = 2, RK_PW_RGBA = 3 };
+enum { RK_PW_MAX_DAMAGE = 16 };
+
+/// A changed rectangle, in stream pixels.
+typedef struct rk_pw_rect { int32_t x, y; uint32_t width, height; } rk_pw_rect;
+
+/// One buffer, valid only during the frame callback.
+typedef struct rk_pw_frame {
+    const uint8_t *data;      // first pixel row
+    uint32_t stride;          // bytes between rows
+    uint32_t width, height;   // pixels
+    uint32_t format;          // RK_PW_*
+    int64_t capture_ns;       // CLOCK_MONOTONIC: the buffer's PTS when it is on that clock, else arrival
+    int64_t pts_ns;           // the buffer's own PTS (0 if none)
+    uint32_t damage_count;    // 0 with damage_valid: nothing changed; damage_valid 0: unknown
+    int32_t damage_valid;
+    rk_pw_rect damage[RK_PW_MAX_DAMAGE];
+} rk_pw_frame;
+
+enum { RK_PW_EVENT_STREAMING = 0, RK_PW_EVENT_PAUSED = 1, RK_PW_EVENT_ERROR = 2, RK_PW_EVENT_GONE = 3 };
+
+typedef void (*rk_pw_frame_fn)(void *userdata, const rk_pw_frame *frame);
+typedef void (*rk_pw_event_fn)(void *userdata, int event, const char *message);
+
+/// A stream of one node, run by its own PipeWire thread loop: callbacks come on that thread.
+typedef struct rk_pw_capture rk_pw_capture;
+
+/// Connects to the remote `fd` (taken over; -1: the default daemon) and to node `node_id`,
+/// negotiating raw BGRx/BGRA/RGBx/RGBA in memfd/SHM buffers at up to `max_fps`. Callbacks may
+/// start before it returns. NULL with `err` on failure (`fd` is closed then too).
+rk_pw_capture *rk_pw_capture_open(int fd, uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
+                                  rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
+
+/// Waits up to `timeout_ms` for the format; 0 with the size and RK_PW_* format, -ETIMEDOUT, or
+/// -EIO when the stream failed first.
+int rk_pw_capture_wait_format(rk_pw_capture *c, int timeout_ms, uint32_t *width, uint32_t *height, uint32_t *format);
+
+/// Stops the thread loop and frees everything; no callback runs after it returns. Never call
+/// it from a callback. NULL is ignored.
+void rk_pw_capture_close(rk_pw_capture *c);
+
+#endif

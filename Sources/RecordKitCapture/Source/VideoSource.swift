@@ -1,0 +1,31 @@
+/// A source of screen frames that the pipeline records: X11 (``ScreenCapture``), the Wayland
+/// ScreenCast portal, or any other registered in ``VideoSourceRegistry``.
+///
+/// The contract every source keeps, as ``ScreenCapture`` documents it: the size is fixed once
+/// created; ``start(deliver:)`` delivers BGR0 frames on a thread of the source's own (never
+/// Swift's cooperative pool), one at a time, in capture order, each stamped on
+/// `CLOCK_MONOTONIC` (``CapturedFrame/captureTime``) with the tick it fills
+/// (``CapturedFrame/scheduledTime``); ``FrameRateMode`` decides what a still screen delivers;
+/// frames come from a bounded pool and are dropped, never waited for, when consumers hold it.
+/// After ``stop()`` returns nothing is delivered or called back.
+package protocol VideoSource: AnyObject, Sendable {
+    /// Width of every frame in pixels (even).
+    var width: Int { get }
+    /// Height of every frame in pixels (even).
+    var height: Int { get }
+    /// The recorded window's id, when the source records one X11 window; nil otherwise.
+    var windowID: UInt? { get }
+    /// Counters since start; a consistent snapshot, from any thread.
+    var statistics: ScreenCaptureStatistics { get }
+    /// Called once when the recorded window is destroyed (capture ends). Set before start.
+    var onWindowGone: (@Sendable () -> Void)? { get set }
+    /// Called once when capture cannot go on (the display or the portal session went away),
+    /// with the reason. Set before start.
+    var onFailure: (@Sendable (CaptureError) -> Void)? { get set }
+    /// Starts delivering frames; only the first call does anything.
+    func start(deliver: @escaping @Sendable (CapturedFrame) -> Void)
+    /// Stops and releases everything; idempotent, from any thread (also from `deliver`).
+    func stop()
+}
+
+extension ScreenCapture: VideoSource {}

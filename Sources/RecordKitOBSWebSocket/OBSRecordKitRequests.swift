@@ -1,0 +1,280 @@
+import RecordKitControl
+import Foundation
+import Glibc
+import Synchronization
+
+/// obs-websocket's requests answered by RecordKit: each one becomes requests of the service's one
+/// request API (`port`: the same `ControlRequest`s `recordctl` sends), its answer the response data
+/// OBS would give. Record, replay buffer and stream are three outputs of the service's one
+/// recording; scenes, profiles and hotkeys have empty but valid answers, for controllers that ask
+/// at connect (docs/OBS-WEBSOCKET.md has the table).
+///
+/// Threading: any thread; requests may block while the service starts or stops a recording.
+package final class OBSRecordKitRequests: OBSRequestHandling {
+    /// The service's request API: one request in, its reply out.
+    package typealias Port = @Sendable (ControlRequest) -> ControlReply
+
+    private let port: Port
+    private let settings: OBSRecordingSettings
+    private let lastReplay = Mutex<String?>(nil)
+
+    /// Requests answered here, in GetVersion's `availableRequests`.
+    package static let availableRequests: [String] = [
+        "GetVersion", "GetStats", "GetRecordStatus", "StartRecord", "StopRecord", "ToggleRecord", "PauseRecord", "ResumeRecord",
+        "ToggleRecordPause", "SplitRecordFile", "CreateRecordChapter", "GetRecordDirectory", "SetRecordDirectory",
+        "GetReplayBufferStatus", "StartReplayBuffer", "StopReplayBuffer", "ToggleReplayBuffer", "SaveReplayBuffer",
+        "GetLastReplayBufferReplay", "GetStreamStatus", "StartStream", "StopStream", "ToggleStream",
+        "GetInputList", "GetInputMute", "SetInputMute", "ToggleInputMute", "GetSpecialInputs",
+        "GetSceneList", "GetCurrentProgramScene", "GetSceneCollectionList", "GetProfileList", "GetHotkeyList",
+        "GetStudioModeEnabled", "GetOutputList", "Sleep",
+    ]
+
+    /// The audio inputs: the microphone and the application audio.
+    static let inputs: [(name: String, kind: String)] = [("Mic/Aux", "pulse_input_capture"), ("Desktop Audio", "pulse_output_capture")]
+
+    package init(port: @escaping Port, settings: OBSRecordingSettings) {
+        self.port = port
+        self.settings = settings
+    }
+
+    /// Remembers the path of the last replay clip saved (from the service's `replay-saved` event or a SaveReplayBuffer).
+    package func noteReplaySaved(_ path: String) { lastReplay.withLock { $0 = path } }
+
+    package func handle(requestType: String, requestData: OBSValue?) -> OBSRequestResult {
+        switch requestType {
+        case "GetVersion":
+            return .success(["obsVersion": "30.0.0", "obsWebSocketVersion": .string(OBSSession.obsWebSocketVersion),
+                             "rpcVersion": .int(OBSSession.rpcVersion), "platform": "linux",
+                             "platformDescription": "RecordKit (obs-websocket 5 compatible)",
+                             "availableRequests": .array(Self.availableRequests.map { .string($0) }),
+                             "supportedImageFormats": []])
+        case "GetStats": return stats()
+        case "GetRecordStatus": return recordStatus()
+        case "StartRecord": return start(.record)
+        case "StopRecord": return stop(.record)
+        case "ToggleRecord": return toggle(.record)
+        case "PauseRecord", "ResumeRecord", "ToggleRecordPause": return pauseResume(requestType)
+        case "SplitRecordFile":
+            guard recording(with: .record) != nil else { return .failure(.outputNotRunning, "not recording") }
+            return call(.split).map { _ in .success() }
+        case "CreateRecordChapter":
+            guard recording(with: .record) != nil else { return .failure(.outputNotRunning, "not recording") }
+            var options = CommandOptions()
+            if let name = requestData?["chapterName"] {
+                guard let s = name.string else { return .failure(.invalidRequestFieldType, "chapterName must be a string") }
+                options.title = s
+            }
+            return call(.mark, options: options).map { _ in .success() }
+        case "GetRecordDirectory": return .success(["recordDirectory": .string(settings.recordDirectory)])
+        case "SetRecordDirectory":
+            guard let value = requestData?["recordDirectory"] else { return .failure(.missingRequestField, "recordDirectory is required") }
+            guard let path = value.string else { return .failure(.invalidRequestFieldType, "recordDirectory must be a string") }
+            var isDirectory: ObjCBool = false
+            guard path.hasPrefix("/"), FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+                  access(path, W_OK) == 0 else {
+                return .failure(.invalidRequestField, "recordDirectory must be an existing, writable directory given by its absolute path")
+            }
+            settings.recordDirectory = path
+            return .success()
+        case "GetReplayBufferStatus": return .success(["outputActive": .bool(recording(with: .replayBuffer) != nil)])
+        case "StartReplayBuffer": return start(.replayBuffer)
+        case "StopReplayBuffer": return stop(.replayBuffer)
+        case "ToggleReplayBuffer": return toggle(.replayBuffer)
+        case "SaveReplayBuffer":
+            guard recording(with: .replayBuffer) != nil else { return .failure(.outputNotRunning, "the replay buffer is not active") }
+            return call(.saveReplay, options: CommandOptions()).map { result in
+                if let path = result.path { noteReplaySaved(path) }
+                return .success()
+            }
+        case "GetLastReplayBufferReplay":
+            guard recording(with: .replayBuffer) != nil else { return .failure(.outputNotRunning, "the replay buffer is not active") }
+            guard let path = lastReplay.withLock({ $0 }) else { return .failure(.resourceNotFound, "no replay was saved yet") }
+            return .success(["savedReplayPath": .string(path)])
+        case "GetStreamStatus": return streamStatus()
+        case "StartStream": return start(.stream)
+        case "StopStream": return stop(.stream)
+        case "ToggleStream": return toggle(.stream)
+        case "GetInputList":
+            if let kind = requestData?["inputKind"]?.string, !Self.inputs.contains(where: { $0.kind == kind }) { return .success(["inputs": []]) }
+            return .success(["inputs": .array(Self.inputs.map { ["inputName": .string($0.name), "inputKind": .string($0.kind),
+                                                                 "unversionedInputKind": .string($0.kind), "inputUuid": .string($0.name)] })])
+        case "GetSpecialInputs":
+            return .success(["desktop1": "Desktop Audio", "desktop2": .null, "mic1": "Mic/Aux", "mic2": .null, "mic3": .null, "mic4": .null])
+        case "GetInputMute", "SetInputMute", "ToggleInputMute": return inputMute(requestType, requestData)
+        case "GetSceneList": return .success(["currentProgramSceneName": .null, "currentPreviewSceneName": .null, "scenes": []])
+        case "GetCurrentProgramScene": return .failure(.resourceNotFound, "RecordKit has no scenes: it records the screen")
+        case "GetSceneCollectionList": return .success(["currentSceneCollectionName": "", "sceneCollections": []])
+        case "GetProfileList": return .success(["currentProfileName": "", "profiles": []])
+        case "GetHotkeyList": return .success(["hotkeys": []])
+        case "GetStudioModeEnabled": return .success(["studioModeEnabled": false])
+        case "GetOutputList":
+            return .success(["outputs": .array([("adv_file_output", OBSOutputKind.record), ("Replay Buffer", .replayBuffer), ("adv_stream", .stream)].map {
+                ["outputName": .string($0.0), "outputActive": .bool(recording(with: $0.1) != nil)]
+            })])
+        default:
+            return .failure(.unknownRequestType, "RecordKit does not answer \(requestType); GetVersion lists what it does")
+        }
+    }
+
+    // MARK: Outputs
+
+    /// The recording in progress when it has `output`, else nil.
+    private func recording(with output: OBSOutputKind) -> ServiceStatus.Recording? {
+        guard let r = status()?.recording, r.recorder.handlers.contains(where: { output.matches(handler: $0.name) && $0.state != .failed })
+        else { return nil }
+        return r
+    }
+
+    private func status() -> ServiceStatus? { (try? call(.status).get())?.status }
+
+    private func start(_ output: OBSOutputKind) -> OBSRequestResult {
+        if let running = status()?.recording {
+            if running.recorder.handlers.contains(where: { output.matches(handler: $0.name) }) {
+                return .failure(.outputRunning, "the output is already active")
+            }
+            // Attaching an output to a running recording (ScreenCaptureKit's addRecordingOutput) is
+            // not built yet: the service runs one recording with the outputs it started with.
+            return .failure(.outputRunning, "a recording (\(running.id)) is running without this output; RecordKit cannot attach an output "
+                            + "to a running recording yet: stop it first, or start the recording with this output (recordctl start --replay-buffer / --rtmp)")
+        }
+        if output == .stream, settings.streamURL == nil {
+            return .failure(.outputDisabled, "no stream endpoint configured: set [obs-websocket] stream-url in the config file")
+        }
+        return call(.start, args: settings.startArguments(for: output)).map { _ in .success() }
+    }
+
+    private func stop(_ output: OBSOutputKind) -> OBSRequestResult {
+        guard let running = recording(with: output) else { return .failure(.outputNotRunning, "the output is not active") }
+        if output != .record {
+            // Stopping the replay buffer or the stream of a recording that also writes a file would
+            // end the file too: only a recording that is nothing but this output is stopped.
+            let others = running.recorder.handlers.filter { !output.matches(handler: $0.name) && $0.state != .failed }
+            if !others.isEmpty {
+                return .failure(.cannotAct, "this output is part of recording \(running.id) with \(others.map(\.name).joined(separator: ", ")); "
+                                + "RecordKit cannot detach one output yet: StopRecord ends them all")
+            }
+        }
+        return call(.stop).map { result in
+            output == .record ? .success(["outputPath": result.outputs?.first { $0.hasPrefix("/") }.map(OBSValue.string) ?? .null]) : .success()
+        }
+    }
+
+    private func toggle(_ output: OBSOutputKind) -> OBSRequestResult {
+        let active = recording(with: output) != nil
+        let result = active ? stop(output) : start(output)
+        guard result.status == .success else { return result }
+        return .success(["outputActive": .bool(!active)])
+    }
+
+    private func pauseResume(_ requestType: String) -> OBSRequestResult {
+        guard let r = recording(with: .record) else { return .failure(.outputNotRunning, "not recording") }
+        let paused = r.state == "paused"
+        switch requestType {
+        case "PauseRecord":
+            if paused { return .failure(.outputPaused, "the recording is already paused") }
+            return call(.pause).map { _ in .success() }
+        case "ResumeRecord":
+            if !paused { return .failure(.outputNotPaused, "the recording is not paused") }
+            return call(.resume).map { _ in .success() }
+        default:
+            return call(paused ? .resume : .pause).map { _ in .success(["outputPaused": .bool(!paused)]) }
+        }
+    }
+
+    private func recordStatus() -> OBSRequestResult {
+        guard let r = recording(with: .record) else {
+            return .success(["outputActive": false, "outputPaused": false, "outputTimecode": "00:00:00.000", "outputDuration": 0, "outputBytes": 0])
+        }
+        let file = r.recorder.handlers.first { OBSOutputKind.record.matches(handler: $0.name) }
+        let ms = Int64((r.recorder.recordedSeconds * 1000).rounded())
+        return .success(["outputActive": true, "outputPaused": .bool(r.state == "paused"), "outputTimecode": .string(Self.timecode(ms)),
+                         "outputDuration": .int(ms), "outputBytes": .int(Int64(file?.statistics.bytesDelivered ?? 0))])
+    }
+
+    private func streamStatus() -> OBSRequestResult {
+        guard let r = recording(with: .stream) else {
+            return .success(["outputActive": false, "outputReconnecting": false, "outputTimecode": "00:00:00.000", "outputDuration": 0,
+                             "outputCongestion": 0, "outputBytes": 0, "outputSkippedFrames": 0, "outputTotalFrames": 0])
+        }
+        let streams = r.recorder.handlers.filter { OBSOutputKind.stream.matches(handler: $0.name) }
+        let ms = Int64((r.recorder.recordedSeconds * 1000).rounded())
+        return .success(["outputActive": true, "outputReconnecting": .bool(streams.contains { $0.serviceInfo["state"]?.hasPrefix("reconnecting") == true }),
+                         "outputTimecode": .string(Self.timecode(ms)), "outputDuration": .int(ms), "outputCongestion": 0,
+                         "outputBytes": .int(Int64(streams.map(\.statistics.bytesDelivered).reduce(0, +))),
+                         "outputSkippedFrames": .int(Int64(streams.map(\.statistics.droppedVideo).reduce(0, +))),
+                         "outputTotalFrames": .int(Int64(streams.map(\.statistics.delivered).reduce(0, +)))])
+    }
+
+    private func stats() -> OBSRequestResult {
+        let r = status()?.recording
+        let c = r?.recorder.capture
+        var fs = statvfs()
+        let disk = statvfs(settings.recordDirectory, &fs) == 0 ? Double(fs.f_bavail) * Double(fs.f_frsize) / 1_048_576 : 0
+        return .success(["cpuUsage": 0, "memoryUsage": .double(Self.residentMegabytes()), "availableDiskSpace": .double(disk),
+                         "activeFps": .double(c?.fps ?? 0), "averageFrameRenderTime": 0,
+                         "renderSkippedFrames": .int(Int64(c?.framesDropped ?? 0)), "renderTotalFrames": .int(Int64(c?.framesCaptured ?? 0)),
+                         "outputSkippedFrames": .int(Int64(c?.framesDropped ?? 0)), "outputTotalFrames": .int(Int64(c?.framesCaptured ?? 0)),
+                         "webSocketSessionIncomingMessages": 0, "webSocketSessionOutgoingMessages": 0])
+    }
+
+    private func inputMute(_ requestType: String, _ data: OBSValue?) -> OBSRequestResult {
+        guard let name = data?["inputName"]?.string ?? data?["inputUuid"]?.string else {
+            return .failure(.missingRequestField, "inputName is required")
+        }
+        guard Self.inputs.contains(where: { $0.name == name }) else { return .failure(.resourceNotFound, "no input named \(name); GetInputList lists them") }
+        if requestType == "GetInputMute" {
+            // A track the recording does not capture is muted.
+            let tracks = status()?.recording?.recorder.capture.audioTracks ?? []
+            let captured = tracks.contains { name == "Mic/Aux" ? $0.contains("mic") : $0.contains("app") }
+            return .success(["inputMuted": .bool(status()?.recording != nil && !captured)])
+        }
+        // The live microphone switch (the Wayland/camera issue) is not in this build: muting an
+        // input of a running recording cannot be done yet.
+        return .failure(.cannotAct, "RecordKit cannot mute \(name) during a recording yet; start the recording with --no-mic or --no-app-audio")
+    }
+
+    // MARK: Helpers
+
+    private func call(_ cmd: ControlCommand, args: StartArguments? = nil, options: CommandOptions? = nil) -> Result<ControlResult, ControlError> {
+        let reply = port(ControlRequest(cmd: cmd, id: "obs", args: args, options: options))
+        if reply.ok, let result = reply.result { return .success(result) }
+        if reply.ok { return .success(ControlResult()) }
+        return .failure(reply.error ?? ControlError(.failed, "the service gave no answer"))
+    }
+
+    /// `HH:MM:SS.mmm`.
+    static func timecode(_ ms: Int64) -> String {
+        String(format: "%02lld:%02lld:%02lld.%03lld", ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000)
+    }
+
+    static func residentMegabytes() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = text.split(separator: " ").dropFirst().first.flatMap({ Double($0) }) else { return 0 }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+    }
+}
+
+extension Result where Success == ControlResult, Failure == ControlError {
+    /// The request's result from the service's reply: `transform` on success, else the status the
+    /// service's error code means in obs-websocket's terms.
+    func map(_ transform: (ControlResult) -> OBSRequestResult) -> OBSRequestResult {
+        switch self {
+        case .success(let r): return transform(r)
+        case .failure(let e): return .failure(OBSRecordKitRequests.status(for: e.code), e.message)
+        }
+    }
+}
+
+extension OBSRecordKitRequests {
+    /// obs-websocket's status for a control error code.
+    static func status(for code: ControlErrorCode) -> OBSRequestStatus {
+        switch code {
+        case .notRecording: return .outputNotRunning
+        case .busy: return .outputRunning
+        case .invalidState: return .invalidResourceState
+        case .badArgument: return .invalidRequestField
+        case .unavailable, .cannotCreateOutput, .permissionDenied: return .resourceActionFailed
+        default: return .requestProcessingFailed
+        }
+    }
+}

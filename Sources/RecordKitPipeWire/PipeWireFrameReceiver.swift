@@ -1,0 +1,102 @@
+import CPipeWire
+import Glibc
+import RecordKit
+import RecordKitCapture
+import Synchronization
+
+/// Takes each buffer of a PipeWire video stream on PipeWire's own thread and copies the
+/// recorded rectangle into a pooled BGR0 buffer (the copy path: the stream's buffer goes back
+/// to the compositor at once), then keeps it as the newest picture for the pacing thread.
+/// RGBx/RGBA are swapped into BGR0 on the way.
+///
+/// Thread-safe: `receive` runs on PipeWire's thread, `takeNewest` and `endReason` on the
+/// pacing thread; they share only the mutex-guarded state and the pool.
+final class PipeWireFrameReceiver: @unchecked Sendable {
+    /// The newest picture not yet delivered.
+    struct Picture {
+        let buffer: MediaBuffer
+        let captureNs: UInt64
+        /// Changed rectangles in output coordinates (even-aligned), or nil: unknown.
+        let dirtyRects: [CaptureRect]?
+    }
+
+    private let crop: CaptureRect
+    private let pool: FramePool
+    private let counters: CaptureCounters
+    private let newest = Mutex<Picture?>(nil)
+    private let ended = Mutex<String?>(nil)
+
+    /// Copies `crop` (stream pixels; even width and height) of each frame, with buffers from
+    /// `pool` (slots of at least `crop.width` × 4 × `crop.height` bytes).
+    init(crop: CaptureRect, pool: FramePool, counters: CaptureCounters) {
+        self.crop = crop
+        self.pool = pool
+        self.counters = counters
+    }
+
+    /// The newest picture since the last call, or nil.
+    func takeNewest() -> Picture? { newest.withLock { p in defer { p = nil }; return p } }
+
+    /// Why the stream ended (error, node gone), or nil while it runs.
+    var endReason: String? { ended.withLock { $0 } }
+
+    /// PipeWire's thread: a stream event.
+    func event(_ kind: Int32, _ message: String) {
+        guard kind == Int32(RK_PW_EVENT_ERROR) || kind == Int32(RK_PW_EVENT_GONE) else { return }
+        ended.withLock { if $0 == nil { $0 = message } }
+    }
+
+    /// PipeWire's thread: one buffer, valid only during this call.
+    func receive(_ frame: UnsafePointer<rk_pw_frame>) {
+        let f = frame.pointee
+        guard let data = f.data, let slot = pool.acquire() else {
+            counters.update { $0.droppedPoolExhausted += 1 }
+            return
+        }
+        let rowBytes = crop.width * 4
+        let destination = pool.address(ofSlot: slot)
+        let stride = Int(f.stride)
+        // The stream may shrink (the monitor's mode changed): copy what exists, black elsewhere.
+        let columns = max(0, min(crop.width, Int(f.width) - crop.x))
+        let rows = max(0, min(crop.height, Int(f.height) - crop.y))
+        if columns < crop.width || rows < crop.height { memset(destination, 0, rowBytes * crop.height) }
+        let source = data + crop.y * stride + crop.x * 4
+        for row in 0..<rows {
+            memcpy(destination + row * rowBytes, source + row * stride, columns * 4)
+        }
+        if f.format == UInt32(RK_PW_RGBX) || f.format == UInt32(RK_PW_RGBA) {
+            let pixels = destination.bindMemory(to: UInt32.self, capacity: crop.width * crop.height)
+            for i in 0..<(crop.width * crop.height) {
+                let v = pixels[i]
+                pixels[i] = (v & 0xFF00_FF00) | ((v & 0xFF) << 16) | ((v >> 16) & 0xFF)
+            }
+        }
+        let dirty = dirtyRects(f)
+        let picture = Picture(buffer: pool.buffer(slot: slot, byteCount: rowBytes * crop.height),
+                              captureNs: UInt64(max(f.capture_ns, 0)), dirtyRects: dirty)
+        let damaged = dirty.map { $0.reduce(0) { $0 + $1.width * $1.height } } ?? crop.width * crop.height
+        newest.withLock { $0 = picture }  // a picture not yet delivered goes back to the pool
+        counters.update {
+            $0.grabs += 1
+            $0.grabbedPixels += Int64(crop.width * crop.height)
+            $0.damagedPixels += Int64(damaged)
+        }
+    }
+
+    /// The frame's damage regions in output coordinates, clipped and even-aligned; nil when unknown.
+    private func dirtyRects(_ f: rk_pw_frame) -> [CaptureRect]? {
+        guard f.damage_valid != 0 else { return nil }
+        var rects: [CaptureRect] = []
+        withUnsafeBytes(of: f.damage) { raw in
+            let regions = raw.bindMemory(to: rk_pw_rect.self)
+            for i in 0..<min(Int(f.damage_count), regions.count) {
+                let (rx, ry, rw, rh) = (regions[i].x, regions[i].y, regions[i].width, regions[i].height)
+                let x0 = max(Int(rx) - crop.x, 0) & ~1, y0 = max(Int(ry) - crop.y, 0) & ~1
+                let x1 = min(Int(rx) + Int(rw) - crop.x, crop.width), y1 = min(Int(ry) + Int(rh) - crop.y, crop.height)
+                let w = min((x1 - x0 + 1) & ~1, crop.width - x0), h = min((y1 - y0 + 1) & ~1, crop.height - y0)
+                if w > 0 && h > 0 { rects.append(CaptureRect(x: x0, y: y0, width: w, height: h)) }
+            }
+        }
+        return rects.isEmpty ? nil : rects
+    }
+}

@@ -1,0 +1,98 @@
+import Glibc
+import RecordKit
+import RecordKitCapture
+
+/// The pacing thread of a ``PortalScreenCapture``: on each tick of the capture clock (1/fps, on
+/// absolute `CLOCK_MONOTONIC` deadlines) it delivers the newest picture PipeWire brought, or a
+/// repeat as ``FrameRateMode`` asks, and checks that the portal session and the stream live.
+///
+/// A picture's slot is the tick nearest to its capture time (after the previous frame's), so
+/// the compositor's timestamps, not the tick's wake-up, decide where a frame sits on the
+/// timeline. It owns the portal session while it runs and closes it as it ends.
+struct PortalFramePacer: Sendable {
+    let receiver: PipeWireFrameReceiver
+    let portal: PortalSession
+    let counters: CaptureCounters
+    let width: Int
+    let height: Int
+    let framesPerSecond: Int
+    let mode: FrameRateMode
+    let stop: @Sendable () -> Bool
+
+    /// Runs until `stop()` or until the cast ends (then `onEnd` is called once with why).
+    func run(deliver: @Sendable (CapturedFrame) -> Void, onEnd: (@Sendable (CaptureError) -> Void)?) {
+        defer { portal.close() }
+        let period = UInt64(1_000_000_000 / framesPerSecond)
+        var next = monotonicNs()
+        var origin: UInt64?
+        var lastSlot: Int64 = -1
+        var last: MediaBuffer?
+        var lastDelivered: UInt64 = 0
+        let firstFrameDeadline = next + 10_000_000_000
+        while !stop() {
+            sleep(until: next)
+            if stop() { return }
+            if portal.pollClosed() {
+                onEnd?(CaptureError(.portalError, "the portal's screen cast session was closed (the user or the compositor ended it)"))
+                return
+            }
+            if let reason = receiver.endReason {
+                onEnd?(CaptureError(.portalError, "the portal's screen cast ended: \(reason)"))
+                return
+            }
+            let now = monotonicNs()
+            if origin == nil, now > firstFrameDeadline {
+                onEnd?(CaptureError(.portalError, "the portal's screen cast sent no frame within 10 s (is WirePlumber linking the stream?)"))
+                return
+            }
+            if let picture = receiver.takeNewest() {
+                let start = origin ?? picture.captureNs
+                origin = start
+                let nearest = Int64((Double(picture.captureNs &- min(picture.captureNs, start)) / Double(period)).rounded())
+                let slot = max(nearest, lastSlot + 1)
+                deliver(CapturedFrame(pixels: picture.buffer, bytesPerRow: width * 4, width: width, height: height,
+                                      captureTime: picture.captureNs, sequence: slot, scheduledTime: start + UInt64(slot) * period,
+                                      isChanged: true, dirtyRects: lastSlot < 0 ? nil : picture.dirtyRects,
+                                      previousSequence: lastSlot < 0 ? nil : lastSlot))
+                counters.update { $0.captured += 1 }
+                lastSlot = slot
+                last = picture.buffer
+                lastDelivered = now
+            } else if let previous = last, let start = origin {
+                // Nothing new: a repeat at this tick when the mode wants one.
+                if mode == .constant || now &- lastDelivered >= 500_000_000 {
+                    let slot = max(Int64((now &- start) / period), lastSlot + 1)
+                    deliver(CapturedFrame(pixels: previous, bytesPerRow: width * 4, width: width, height: height,
+                                          captureTime: now, sequence: slot, scheduledTime: start + UInt64(slot) * period,
+                                          isChanged: false, previousSequence: lastSlot))
+                    counters.update {
+                        $0.captured += 1
+                        $0.repeatedFrames += 1
+                    }
+                    lastSlot = slot
+                    lastDelivered = now
+                } else {
+                    counters.update { $0.unchangedTicks += 1 }
+                }
+            }
+            next += period
+            let after = monotonicNs()
+            if after > next + period {
+                let skipped = (after - next) / period
+                next += skipped * period
+                counters.update { $0.lateTicks += Int64(skipped) }
+            }
+        }
+    }
+
+    private func monotonicNs() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    private func sleep(until deadline: UInt64) {
+        var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+    }
+}

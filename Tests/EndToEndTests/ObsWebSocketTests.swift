@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+
+/// The obs-websocket 5 server (issue 22) against third-party clients from PyPI: `obsws-python`
+/// (request and event clients, JSON) drives a real recording; a MessagePack client
+/// (`websocket-client` + `msgpack`) drives the replay buffer; a wrong password is closed with 4009
+/// and records nothing; a storm of malformed frames leaves the service and a recording unharmed.
+/// The clients are Tests/Fixtures/obs/obs-clients.py; port 19901 (never 4455).
+final class ObsWebSocketTests: EndToEndTestCase {
+    private var service: ServiceHarness!
+    private let port = 19901
+    private var password = ""
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        let config = path("config")
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        service = try ServiceHarness(rig: rig, workDir: workDir, extraEnvironment: ["XDG_CONFIG_HOME": config, "XDG_VIDEOS_DIR": workDir])
+        addTeardownBlock { [service] in service?.shutdown() }
+        try service.ok(["obs-websocket", "enable", "--port", String(port)])
+        let json = try service.ok(["obs-websocket", "--json"])
+        let settings = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        password = settings?["password"] as? String ?? ""
+        XCTAssertEqual(password.count, 24, "a generated password: \(json)")
+        XCTAssertEqual(settings?["url"] as? String, "ws://127.0.0.1:\(port)")
+        let mode = try FileManager.default.attributesOfItem(atPath: config + "/recordkit/private.toml")[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600, "the private file is the user's alone")
+        try service.ok(["status"])  // starts recordd
+        try waitForPort()
+    }
+
+    private func waitForPort() throws {
+        for _ in 0..<100 {
+            let r = try ProcessRunner.run("/bin/bash", ["-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"], timeout: 5)
+            if r.exitCode == 0 { return }
+            usleep(100_000)
+        }
+        XCTFail("obs-websocket did not listen on \(port) within 10 s")
+    }
+
+    private func client(_ arguments: [String], timeout: TimeInterval = 90) throws -> [String: Any] {
+        let script = packageRoot.appendingPathComponent("Tests/Fixtures/obs/obs-clients.py").path
+        let r = try ProcessRunner.run("/usr/bin/env", ["python3", script] + arguments, environment: rig.environment, timeout: timeout)
+        XCTAssertEqual(r.exitCode, 0, "obs-clients.py \(arguments.first ?? ""): \(r)")
+        let line = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// obsws-python: StartRecord, PauseRecord, ResumeRecord, CreateRecordChapter, SplitRecordFile,
+    /// StopRecord; the events say STARTING … STOPPED with the path; both parts play, the pause is
+    /// cut, the chapter is in the first part; a second StartRecord is 500, an unknown request 204.
+    func testObswsPythonDrivesARealRecording() throws {
+        let out = try client(["record", String(port), password, workDir])
+        XCTAssertEqual(out["rpc"] as? Int, 1)
+        XCTAssertTrue((out["availableRequests"] as? [String] ?? []).contains("StartRecord"))
+        XCTAssertEqual(out["directory"] as? String, workDir)
+        XCTAssertEqual((out["status_running"] as? [String: Any])?["output_active"] as? Bool, true, "\(out)")
+        XCTAssertEqual(out["paused"] as? Bool, true)
+        XCTAssertEqual(out["second_start"] as? Int, 500, "a running output answers OutputRunning")
+        XCTAssertEqual(out["unknown"] as? Int, 204)
+        let last = try XCTUnwrap(out["outputPath"] as? String, "\(out)")
+        XCTAssertTrue(last.hasPrefix(workDir + "/Recording ") && last.hasSuffix("-002.mp4"), last)
+        let first = last.replacingOccurrences(of: "-002.mp4", with: "-001.mp4")
+        let states = (out["events"] as? [[Any]] ?? []).filter { $0.first as? String == "RecordStateChanged" }.compactMap { $0[1] as? String }
+        XCTAssertEqual(states, ["OBS_WEBSOCKET_OUTPUT_STARTING", "OBS_WEBSOCKET_OUTPUT_STARTED", "OBS_WEBSOCKET_OUTPUT_PAUSED",
+                                "OBS_WEBSOCKET_OUTPUT_RESUMED", "OBS_WEBSOCKET_OUTPUT_STOPPING", "OBS_WEBSOCKET_OUTPUT_STOPPED"], "\(out)")
+        let stopped = (out["events"] as? [[Any]] ?? []).last { $0[1] as? String == "OBS_WEBSOCKET_OUTPUT_STOPPED" }
+        XCTAssertEqual(stopped?[2] as? String, last, "STOPPED names the file")
+        let fileChanged = (out["events"] as? [[Any]] ?? []).first { $0.first as? String == "RecordFileChanged" }
+        XCTAssertEqual(fileChanged?[1] as? String, last, "the split names the part written next")
+        let p1 = try FFprobe.probe(first)
+        let p2 = try FFprobe.probe(last)
+        XCTAssertEqual(p1.video.count, 1)
+        XCTAssertEqual(p2.video.count, 1)
+        // 2.5 s + 1 s after the pause (the 1 s paused is cut) before the split, which waits for the
+        // next key frame (at most 2 s); 2 s after it.
+        // The file's duration: at the default variable frame rate a still screen's video stream ends at its last changed frame.
+        let d1 = p1.formatDuration ?? 0, d2 = p2.formatDuration ?? 0
+        XCTAssertGreaterThanOrEqual(d1, 3.0, "\(p1)")
+        XCTAssertLessThan(d1, 6.5, "the paused second is cut: \(p1)")
+        XCTAssertGreaterThan(d2, 0.5, "\(p2)")
+        let wall = (out["wall"] as? Double) ?? 0
+        XCTAssertGreaterThanOrEqual(d1 + d2, 4.5, "both parts hold the recording")
+        // Container durations include each part's audio edges, so only a bound: no more than the wall time.
+        XCTAssertLessThanOrEqual(d1 + d2, wall + 1.0, "wall time StartRecord to StopRecord: \(wall) s")
+        let chapters = try ProcessRunner.run("ffprobe", ["-v", "error", "-show_chapters", "-of", "json", first], timeout: 30)
+        XCTAssertTrue(chapters.stdout.contains("Chapter A"), "the chapter is in the first part: \(chapters.stdout)")
+    }
+
+    /// A MessagePack client: the subprotocol echoed, binary Hello, StartReplayBuffer when idle,
+    /// SaveReplayBuffer (a playable clip, ReplayBufferSaved), a batch ending in StopReplayBuffer.
+    func testMessagePackClientDrivesTheReplayBuffer() throws {
+        let out = try client(["msgpack", String(port), password])
+        XCTAssertEqual(out["subprotocol"] as? String, "obswebsocket.msgpack")
+        XCTAssertEqual(out["hello_binary"] as? Bool, true)
+        XCTAssertEqual(out["identified"] as? Int, 2)
+        XCTAssertEqual((out["start"] as? [String: Any])?["code"] as? Int, 100, "\(out)")
+        XCTAssertEqual((out["status"] as? [String: Any])?["outputActive"] as? Bool, true)
+        XCTAssertEqual((out["save"] as? [String: Any])?["code"] as? Int, 100, "\(out)")
+        let clip = try XCTUnwrap((out["last"] as? [String: Any])?["savedReplayPath"] as? String, "\(out)")
+        XCTAssertEqual(out["batch"] as? [Int], [100, 100, 100])
+        let events = (out["events"] as? [[Any]] ?? []).map { "\($0[0]) \($0[1])" }
+        XCTAssertTrue(events.contains("ReplayBufferSaved \(clip)"), "\(events)")
+        XCTAssertTrue(events.contains("ReplayBufferStateChanged OBS_WEBSOCKET_OUTPUT_STOPPED"), "\(events)")
+        XCTAssertFalse(events.contains { $0.hasPrefix("RecordStateChanged") }, "no file output, no record events")
+        let probe = try FFprobe.probe(clip)
+        XCTAssertEqual(probe.video.count, 1)
+        XCTAssertGreaterThan(probe.video.first?.duration ?? 0, 1.0)
+    }
+
+    /// A wrong password is closed with 4009 and records nothing; malformed frames on 60
+    /// connections are each closed with a protocol code while a recording runs, which ends
+    /// normally with every second of it.
+    func testWrongPasswordAndMalformedFramesLeaveServiceAndRecordingUnharmed() throws {
+        XCTAssertEqual(try client(["badauth", String(port)])["close"] as? Int, 4009)
+        XCTAssertNil(try service.status()["recording"], "nothing recorded")
+        let file = path("under-storm.mp4")
+        try service.ok(["start", "--region", "320x240+0+0", "--output", file])
+        let started = Date()
+        let closes = try client(["storm", String(port), password])["closes"] as? [String: Int] ?? [:]
+        XCTAssertEqual(closes.values.reduce(0, +), 60, "\(closes)")
+        XCTAssertTrue(closes.keys.allSatisfy { ["4002", "4003", "4004", "4006", "4007", "4010"].contains($0) }, "protocol close codes only: \(closes)")
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertEqual((try service.status()["recording"] as? [String: Any])?["state"] as? String, "recording")
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(try service.ok(["stop"]), file)
+        let probe = try FFprobe.probe(file)
+        XCTAssertGreaterThanOrEqual(probe.video.first?.duration ?? 0, elapsed - 1.0, "the recording kept every second: \(probe)")
+        XCTAssertEqual(try client(["badauth", String(port)])["close"] as? Int, 4009, "the server still serves")
+    }
+}
