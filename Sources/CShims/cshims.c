@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <malloc.h>
 
 uint64_t cshim_monotonic_ns(void) {
     struct timespec ts;
@@ -217,4 +218,12 @@ int cshim_lower_thread_priority(int nice_value, int io_level) {
     /* IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, level), IOPRIO_WHO_PROCESS (a tid names one thread). */
     long io = syscall(SYS_ioprio_set, 1, (int)tid, (2 << 13) | (io_level & 7));
     return (rc == 0 && io == 0) ? 0 : -1;
+}
+
+int cshim_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
+}
+
+int cshim_malloc_trim(void) {
+    return malloc_trim(0);
 }

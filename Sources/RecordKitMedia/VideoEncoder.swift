@@ -250,9 +250,13 @@ public final class VideoEncoder: @unchecked Sendable {
     /// `asReference`: code the picture as a P picture (a reference, never a B-frame), unless a
     /// key frame is due, which wins; libx264 honours it (``H264SkipSplicer`` needs it around the
     /// slots it fills).
-    public func encode(_ picture: ConvertedPicture, pts: Int64, asReference: Bool = false, emit: (SampleBuffer) -> Void) throws(MediaError) {
+    ///
+    /// `keyFrame`: code the picture as a key frame now, whether or not one is due (key frames by
+    /// time count from it).
+    public func encode(_ picture: ConvertedPicture, pts: Int64, asReference: Bool = false, keyFrame: Bool = false,
+                       emit: (SampleBuffer) -> Void) throws(MediaError) {
         picture.frame.pointee.pts = pts
-        markKeyFrameByTime(picture.frame, pts: pts)
+        markKeyFrameByTime(picture.frame, pts: pts, force: keyFrame)
         if asReference && picture.frame.pointee.pict_type != AV_PICTURE_TYPE_I { picture.frame.pointee.pict_type = AV_PICTURE_TYPE_P }
         try codec.encode(picture.frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
@@ -261,8 +265,8 @@ public final class VideoEncoder: @unchecked Sendable {
 
     /// Key frames by time, not by frame count: with variable frame rate (issue 11) a still screen
     /// sends two frames a second, and a GOP of N frames would then last N seconds.
-    private func markKeyFrameByTime(_ frame: UnsafeMutablePointer<AVFrame>, pts: Int64) {
-        let key = pts - lastKeyPts >= keyFrameInterval
+    private func markKeyFrameByTime(_ frame: UnsafeMutablePointer<AVFrame>, pts: Int64, force: Bool = false) {
+        let key = force || pts - lastKeyPts >= keyFrameInterval
         frame.pointee.pict_type = key ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if key { lastKeyPts = pts }
     }

@@ -1,4 +1,5 @@
 import CShims
+import Dispatch
 
 /// The memory policy of a process that records (`recordd`, `recordctl record`).
 ///
@@ -13,9 +14,36 @@ import CShims
 /// docs/ENCODING.md, "Transparent huge pages", records. Databases and other latency-sensitive
 /// servers make the same choice for the same reason.
 ///
+/// **Freed memory goes back to the kernel.** glibc's malloc keeps what a thread frees in that
+/// thread's arena for reuse, and a recorder frees in other threads than it allocates (encoded
+/// packets are allocated by the encoder's threads and freed by the file writer, the RTMP
+/// sender and the replay buffer's trimming, in sizes from a few bytes to a key frame's hundreds
+/// of KB). Measured (issue 23, docs/BENCHMARKS.md, "Memory over time"): a 1080p file + RTMP +
+/// 60 s replay buffer grew from 281 to 347 MB between minute 2.5 and minute 5.5 after the
+/// replay buffer had filled, in new and growing arenas (27 threads under load, 16 arenas
+/// allowed on 2 cores); `malloc_trim(0)` called from a debugger then gave back 38 MB at once.
+/// So the recording processes allow 4 arenas and return free pages every 30 s
+/// (``returnFreedMemoryPeriodically()``).
+///
 /// A library embedding the recorder keeps its host's policy: only the recording executables call
 /// this, first thing.
 public enum RecordingProcessMemory {
+    /// The timer of ``returnFreedMemoryPeriodically()``; set once, from the main thread, at start.
+    nonisolated(unsafe) private static var trimTimer: DispatchSourceTimer?
+
+    /// Allows at most 4 malloc arenas (glibc's default is 8 per core) and starts a timer that
+    /// gives every arena's free pages back to the kernel every `seconds` seconds (malloc_trim,
+    /// on a utility queue; a few milliseconds each). Call once, first thing, before threads start.
+    public static func returnFreedMemoryPeriodically(every seconds: Int = 30) {
+        _ = cshim_limit_malloc_arenas(4)
+        guard trimTimer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "recordkit.malloc-trim", qos: .utility))
+        timer.schedule(deadline: .now() + .seconds(seconds), repeating: .seconds(seconds), leeway: .seconds(1))
+        timer.setEventHandler { _ = cshim_malloc_trim() }
+        timer.resume()
+        trimTimer = timer
+    }
+
     /// Opts this process and its children out of transparent huge pages; returns false (and
     /// changes nothing) where the kernel does not support it.
     @discardableResult

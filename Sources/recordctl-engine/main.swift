@@ -17,4 +17,5 @@ guard let text, let request = try? EngineRequest.decode(text) else {
 }
 PipeWireSources.register()  // the "portal" video source (Wayland)
 RecordingProcessMemory.disableTransparentHugePages()  // docs/ENCODING.md, "Transparent huge pages"
+RecordingProcessMemory.returnFreedMemoryPeriodically()  // docs/BENCHMARKS.md, "Memory over time"
 exit(EngineVerbs.run(request))

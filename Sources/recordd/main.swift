@@ -10,4 +10,5 @@ if CommandLine.arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "
 }
 PipeWireSources.register()  // the "portal" video source (Wayland)
 RecordingProcessMemory.disableTransparentHugePages()  // docs/ENCODING.md, "Transparent huge pages"
+RecordingProcessMemory.returnFreedMemoryPeriodically()  // docs/BENCHMARKS.md, "Memory over time"
 RecordDaemon.run(detach: !CommandLine.arguments.contains("--foreground"))

@@ -50,4 +50,8 @@ int cshim_disable_transparent_huge_pages(void);
 /// what upload threads use so capture and encoding keep the machine (docs/UPLOADS.md).
 /// 0, or -1 and errno of the first call that failed.
 int cshim_lower_thread_priority(int nice_value, int io_level);
+/// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas; returns 1 on success.
+int cshim_limit_malloc_arenas(int count);
+/// malloc_trim(0): gives free pages of every arena back to the kernel; returns 1 if any went.
+int cshim_malloc_trim(void);
 #endif

@@ -32,7 +32,10 @@ final class Dispatcher: Sendable {
     /// Creates a dispatcher for `runners`; samples wait at most `maxHoldNs` for other routes, or
     /// longer for the handlers of a route in `longerHolds` (a stream that arrives late by design:
     /// skip splicing, issue 11): the longest hold among a group's routes.
-    init(runners: [HandlerRunner], maxHoldNs: UInt64 = 2_000_000_000, longerHolds: [SampleRoute: UInt64] = [:]) {
+    /// `shorterHolds`: routes whose handlers' samples wait at most that long (a drained encoder's
+    /// bursts, issue 23: the handler's muxer orders the streams itself); the shortest one wins.
+    init(runners: [HandlerRunner], maxHoldNs: UInt64 = 2_000_000_000, longerHolds: [SampleRoute: UInt64] = [:],
+         shorterHolds: [SampleRoute: UInt64] = [:]) {
         self.runners = runners
         var routeSets: [Set<SampleRoute>] = []
         var members: [Set<SampleRoute>: [HandlerRunner]] = [:]
@@ -42,7 +45,8 @@ final class Dispatcher: Sendable {
         }
         let groups = routeSets.map { routes in
             Group(routes: routes, runners: members[routes]!,
-                  maxHoldNs: routes.reduce(maxHoldNs) { max($0, longerHolds[$1] ?? 0) })
+                  maxHoldNs: routes.compactMap { shorterHolds[$0] }.min()
+                      ?? routes.reduce(maxHoldNs) { max($0, longerHolds[$1] ?? 0) })
         }
         var byRoute: [SampleRoute: [Group]] = [:]
         for (routes, group) in zip(routeSets, groups) { for route in routes { byRoute[route, default: []].append(group) } }

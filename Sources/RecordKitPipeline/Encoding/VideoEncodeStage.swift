@@ -23,10 +23,12 @@ import Synchronization
 /// sends two pictures a second, so x264's look-ahead (about 12 pictures at veryfast with frame
 /// threads) would hold the last pictures for six seconds. When an unchanged picture arrives at a
 /// slot where a key frame is due, or while x264 still holds a changed picture at least a second
-/// old, x264 is drained and opened again (``VideoEncoder/restart(emit:)``), and the unchanged
-/// picture becomes the fresh encoder's key frame: when the screen stops changing, what changed
-/// reaches the file within about a second and a half, and on a still screen the stream is at
-/// most a key frame interval (plus half a second) behind. Moving content (every picture
+/// old, the unchanged picture is coded as a key frame and x264 is drained and opened again
+/// (``VideoEncoder/restart(emit:)``): the key frame's packet comes out at once (a file cuts its
+/// fragments at key frames), so when the screen stops changing what changed reaches the file
+/// within about a second and a half, and on a still screen the file is at most a key frame
+/// interval behind. The fresh encoder's first picture is a key frame too (x264's own): a still
+/// screen gets two key frames per interval instead of one. Moving content (every picture
 /// changed) is never drained: x264 keeps its look-ahead, about 0.4 s at 30 fps.
 final class VideoEncodeStage: @unchecked Sendable {
     let route: SampleRoute
@@ -176,10 +178,14 @@ final class VideoEncodeStage: @unchecked Sendable {
                 }
                 let changeOverdue = heldChangeSince.map { pts - $0 >= Int64(frameRate) } ?? false
                 if !changed && (changeOverdue || encoder.isKeyFrameDue(at: pts)) {
+                    // The unchanged picture as a key frame, then drain: the key frame's packet
+                    // comes out now, and a file cuts its fragment there (kill -9 safety).
+                    try encoder.encode(frame, pts: pts, keyFrame: true, emit: emit)
                     try encoder.restart(emit: emit)
                     restartCount.add(1, ordering: .relaxed)
+                } else {
+                    try encoder.encode(frame, pts: pts, emit: emit)
                 }
-                try encoder.encode(frame, pts: pts, emit: emit)
                 encodedFrames.add(1, ordering: .relaxed)
                 if changed {
                     lastChangedPts = pts

@@ -107,7 +107,12 @@ struct RecordingGraphBuilder {
 
         // A spliced stream reaches its handlers up to a GOP (plus x264's look-ahead) late on a still
         // screen; their audio waits that long for it, so they still get one timeline order.
-        let dispatcher = Dispatcher(runners: runners, longerHolds: Self.holds(for: spliceRoutes.union(drainRoutes), variable: variable))
+        // Drained routes' handlers hold samples a quarter of a second only: their video comes in
+        // bursts at each drain, and audio held for it kept a file's fragments (cut at key frames,
+        // written once the muxer has audio past them) seconds behind; a kill -9 4 s into a still
+        // recording left 1.5 s of audio (measured). `Muxer` orders the late video itself.
+        let dispatcher = Dispatcher(runners: runners, longerHolds: Self.holds(for: spliceRoutes),
+                                    shorterHolds: Dictionary(uniqueKeysWithValues: drainRoutes.map { ($0, UInt64(250_000_000)) }))
         slot.connect(dispatcher)
         let wanted = dispatcher.routes
         let audioGraph = AudioGraph(timeline: timeline, tracks: audioTypes, sinks: encoders.audioSinks(for: wanted))
@@ -144,16 +149,13 @@ extension RecordingGraphBuilder {
         return String(cString: value) == "1"
     }
 
-    /// How long the handlers of each spliced or drained video route may wait for its video: the
-    /// key frame interval, when ``StillRunEncoder`` or ``VideoEncodeStage`` drains x264, plus
-    /// x264's look-ahead: a second at constant frame rate; at variable frame rate, where a
-    /// slowly changing screen (a few pictures a second, none unchanged) fills the look-ahead
-    /// slowly, six seconds.
-    private static func holds(for routes: Set<SampleRoute>, variable: Bool) -> [SampleRoute: UInt64] {
+    /// How long the handlers of each spliced video route may wait for its video: the key frame
+    /// interval, when ``StillRunEncoder`` drains x264, plus a second for its look-ahead.
+    private static func holds(for routes: Set<SampleRoute>) -> [SampleRoute: UInt64] {
         var holds: [SampleRoute: UInt64] = [:]
         for route in routes {
             guard case .video(.encoded(let settings)) = route else { continue }
-            holds[route] = UInt64((settings.keyFrameIntervalSeconds + (variable ? 6 : 1)) * 1_000_000_000)
+            holds[route] = UInt64((settings.keyFrameIntervalSeconds + 1) * 1_000_000_000)
         }
         return holds
     }
