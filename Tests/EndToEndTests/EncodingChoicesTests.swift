@@ -184,7 +184,8 @@ final class EncodingChoicesTests: EndToEndTestCase {
         let w = try window(size: (320, 240), position: (100, 100), color: colour)
         let bad = try service.ctl(["start", "--window", w.id, "--output", path("never.mkv"), "--encoder", "h264_vaapi"])
         XCTAssertEqual(bad.exitCode, Recordctl.Exit.usage, "\(bad)")
-        XCTAssertTrue(bad.stderr.contains("hardware encoder"), "\(bad.stderr)")
+        XCTAssertTrue(bad.stderr.contains("h264_vaapi takes only pictures in a hardware device's memory")
+                      && bad.stderr.contains("use a software encoder"), "the real reason, and what to do: \(bad.stderr)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("never.mkv")))
 
         let out = path("service.mkv")
