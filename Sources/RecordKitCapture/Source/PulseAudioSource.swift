@@ -43,7 +43,7 @@ final class PulseAudioSource: AudioSource, @unchecked Sendable {
             do throws(CaptureError) {
                 let stream = try connection.openStream(track.selector, name: type == .audioApp ? "app audio" : "microphone") {
                     samples, frames, captureNs in
-                    box.sink.withLock { $0 }?(type, samples, frames, captureNs)
+                    box.current?(type, samples, frames, captureNs)
                 }
                 streams.append(stream)
                 opened.append(type)
@@ -60,7 +60,7 @@ final class PulseAudioSource: AudioSource, @unchecked Sendable {
         return opened
     }
 
-    func deliver(to sink: @escaping AudioChunkSink) { self.sink.sink.withLock { $0 = sink } }
+    func deliver(to sink: @escaping AudioChunkSink) { self.sink.connect(sink) }
 
     var onDisconnect: (@Sendable (String) -> Void)? {
         get { connection?.onDisconnect }
@@ -77,7 +77,19 @@ final class PulseAudioSource: AudioSource, @unchecked Sendable {
     }
 }
 
-/// Lets PulseAudio callbacks, set up before the sink exists, reach it once connected.
+/// Lets PulseAudio callbacks, set up before the sink exists, reach it once connected. The sink
+/// is held by a class reference, so reading it under the lock hands out the closure itself, not
+/// a generic re-abstraction of it.
 private final class SinkBox: Sendable {
-    let sink = Mutex<AudioChunkSink?>(nil)
+    private final class Holder: Sendable {
+        let sink: AudioChunkSink
+        init(_ sink: @escaping AudioChunkSink) { self.sink = sink }
+    }
+    private let holder = Mutex<Holder?>(nil)
+
+    /// Connects `sink`; chunks captured from now on reach it.
+    func connect(_ sink: @escaping AudioChunkSink) { holder.withLock { $0 = Holder(sink) } }
+
+    /// The connected sink, if any.
+    var current: AudioChunkSink? { holder.withLock { $0 }?.sink }
 }
