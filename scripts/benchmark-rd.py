@@ -120,8 +120,9 @@ def recorder_command(name, args, env, crf, out):
 
 def recorder_env(name, env):
     renv = dict(env)
-    if name == "ours-lowdelay":
-        renv["RECORDKIT_LOW_DELAY_FILES"] = "1"
+    # "ours": files with look-ahead and B-frames (opt-in for now: RECORDKIT_LOW_DELAY_FILES=0);
+    # "ours-lowdelay": the default low-delay encode.
+    renv["RECORDKIT_LOW_DELAY_FILES"] = "1" if name == "ours-lowdelay" else "0"
     return renv
 
 

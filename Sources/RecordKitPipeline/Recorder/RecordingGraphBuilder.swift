@@ -142,11 +142,15 @@ final class DispatcherSlot: @unchecked Sendable {
 }
 
 extension RecordingGraphBuilder {
-    /// `RECORDKIT_LOW_DELAY_FILES=1`: every route of a variable-frame-rate recording encodes with
-    /// low delay, as files did before issue 23 (for A/B measurements: scripts/benchmark-rd.py).
+    /// Whether every route of a variable-frame-rate recording encodes with low delay. The default,
+    /// for now: files with look-ahead and B-frames (`RECORDKIT_LOW_DELAY_FILES=0`) give FFmpeg's
+    /// quality per bit (docs/ENCODING.md, "Quality per bit"), but on a still screen their last
+    /// picture's duration runs past the recorded time (a 2 s recording's video lasts 2.5 s; the
+    /// parts of a split recording overlap), and a kill -9 keeps less; until that is fixed they are
+    /// opt-in. `RECORDKIT_LOW_DELAY_FILES=1` (or unset): low delay; `0`: files keep look-ahead.
     static var lowDelayForEveryRoute: Bool {
-        guard let value = getenv("RECORDKIT_LOW_DELAY_FILES") else { return false }
-        return String(cString: value) == "1"
+        guard let value = getenv("RECORDKIT_LOW_DELAY_FILES") else { return true }
+        return String(cString: value) != "0"
     }
 
     /// How long the handlers of each spliced video route may wait for its video: the key frame
