@@ -140,6 +140,25 @@ int cshim_seqpacket_pair(int fds[2]) {
     return socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds);
 }
 
+/* What both spawns share: the child starts with no signal blocked, every signal at its default,
+ * in a process group of its own; `actions` and `attr` are destroyed. Returns posix_spawn's code. */
+static int spawn_reset(const char *path, char *const argv[], char *const envp[],
+                       posix_spawn_file_actions_t *actions, posix_spawnattr_t *attr, int *pid_out) {
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(attr, &none);
+    posix_spawnattr_setsigdefault(attr, &all);
+    posix_spawnattr_setpgroup(attr, 0);
+    posix_spawnattr_setflags(attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, path, actions, attr, argv, envp);
+    posix_spawn_file_actions_destroy(actions);
+    posix_spawnattr_destroy(attr);
+    if (rc == 0) *pid_out = (int)pid;
+    return rc;
+}
+
 int cshim_spawn_with_socket(const char *path, char *const argv[], char *const envp[], int sock, int *pid_out) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
@@ -157,19 +176,7 @@ int cshim_spawn_with_socket(const char *path, char *const argv[], char *const en
         posix_spawn_file_actions_adddup2(&actions, sock, 3);
     }
     posix_spawn_file_actions_addclosefrom_np(&actions, 4);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-    pid_t pid = 0;
-    rc = posix_spawn(&pid, path, &actions, &attr, argv, envp);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    if (rc == 0) *pid_out = (int)pid;
-    return rc;
+    return spawn_reset(path, argv, envp, &actions, &attr, pid_out);
 }
 
 int cshim_spawn_with_output(const char *path, char *const argv[], char *const envp[], int out, int *pid_out) {
@@ -183,19 +190,7 @@ int cshim_spawn_with_output(const char *path, char *const argv[], char *const en
     posix_spawn_file_actions_adddup2(&actions, out, 1);
     posix_spawn_file_actions_adddup2(&actions, out, 2);
     posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-    pid_t pid = 0;
-    rc = posix_spawn(&pid, path, &actions, &attr, argv, envp);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    if (rc == 0) *pid_out = (int)pid;
-    return rc;
+    return spawn_reset(path, argv, envp, &actions, &attr, pid_out);
 }
 
 int cshim_pipe_cloexec(int fds[2]) {
