@@ -20,6 +20,14 @@ final class FileWriter {
     /// last ones (issue 23); nil for Matroska, or after a read failed (finalizing then reads all).
     private(set) var scanner: MP4FragmentScanner?
 
+    /// Whether video packets wait for the next one (MP4; see ``write(_:)``).
+    private var holdsVideo = false
+    /// The video packet waiting for the next one's decode time.
+    private var heldVideo: SampleBuffer?
+    /// The streams that have had a packet: a fragment is forced out only once every track has
+    /// one (before that, libavformat's first fragment would carry an index without their start).
+    private var streamsWithMedia: Set<SampleBufferType> = []
+
     /// How often written data is forced to disk.
     static let syncIntervalNs: UInt64 = 1_000_000_000
 
@@ -39,8 +47,14 @@ final class FileWriter {
             // the first fragment, once every track's first timestamp is known, so it can carry
             // edit lists: B-frame delay and the AAC priming are trimmed exactly (empty_moov
             // instead would stretch the first audio packet and start video late).
+            // max_interleave_delta: audio waits at most half a second for video in the
+            // interleaving queue (libavformat's default is 10 s): with x264's look-ahead a still
+            // screen's video comes in bursts up to a key frame interval apart, and audio held
+            // behind them was lost with them by a kill -9 (issue 23). Each track stays in decode
+            // order and keeps its own times (see write(_:)).
             options = ["movflags": "+frag_keyframe+delay_moov+default_base_moof",
-                       "frag_duration": "1000000", "flush_packets": "1"]
+                       "frag_duration": "1000000", "flush_packets": "1", "max_interleave_delta": "500000"]
+            holdsVideo = true
         case .mkv:
             containerName = "matroska"
             options = ["cluster_time_limit": "1000", "flush_packets": "1"]
@@ -59,18 +73,52 @@ final class FileWriter {
 
     /// Writes one encoded packet of a stream the file carries; others are ignored. Video
     /// before the first key frame is skipped (a file must start where a decoder can).
+    ///
+    /// MP4: each video packet is written when the next one arrives, with its duration set to
+    /// the step to the next one's decode time (the last one at ``finish()``, with its own). A
+    /// fragmented MP4 has no decode times of its own: each fragment's start is the previous
+    /// fragment's end, so every sample's duration must be right when its fragment is cut.
+    /// libavformat reads it from the next packet in its interleaving queue when there is one;
+    /// with x264's look-ahead drained in bursts on a still screen (``VideoEncodeStage``) there
+    /// often is none, and a packet's own duration (one frame) would shift every later picture.
+    /// Right durations let the file be cut anywhere: audio waits at most half a second for
+    /// video (`max_interleave_delta`), and when a key frame arrives, everything before it is
+    /// pushed to the file at once (the end of a drained burst), so a kill -9 keeps the video up
+    /// to the latest key frame and the audio up to about a second ago (issue 23).
     func write(_ sample: SampleBuffer) throws(BroadcastError) {
-        guard let muxer, let index = streamIndex[sample.type], case .packet(let packet) = sample.payload else { return }
+        guard muxer != nil, let index = streamIndex[sample.type], case .packet(let packet) = sample.payload else { return }
         if sample.type == .video, !videoStarted {
             guard packet.isKeyFrame else { return }
             videoStarted = true
         }
+        guard holdsVideo, sample.type == .video else {
+            try pass(sample, toStream: index)
+            return
+        }
+        let previous = heldVideo
+        heldVideo = sample
+        hasMedia = true
+        guard let previous, case .packet(let earlier) = previous.payload else { return }
+        let step = packet.decodeTime.converted(to: earlier.decodeTime.timescale).value - earlier.decodeTime.value
+        let timed = step > 0 ? previous.replacing(duration: MediaTime(value: step, timescale: earlier.decodeTime.timescale)) : previous
+        try pass(timed, toStream: index)
+        if packet.isKeyFrame, streamsWithMedia.count == streamIndex.count {
+            do throws(MediaError) { try muxer?.flushBuffered() } catch {
+                throw BroadcastError(.outputFailed, "writing \(displayPath) failed: \(error.reason ?? error.message)")
+            }
+        }
+    }
+
+    /// Hands `sample` to the muxer; `fsync`s and scans the file once a second.
+    private func pass(_ sample: SampleBuffer, toStream index: Int) throws(BroadcastError) {
+        guard let muxer else { return }
         do {
             try muxer.write(sample, toStream: index)
         } catch {
             throw BroadcastError(.outputFailed, "writing \(displayPath) failed: \(error.reason ?? error.message)")
         }
         hasMedia = true
+        streamsWithMedia.insert(sample.type)
         let now = Self.monotonicNs()
         if now - lastSyncNs >= Self.syncIntervalNs {
             lastSyncNs = now
@@ -90,7 +138,15 @@ final class FileWriter {
 
     /// Writes the trailer and closes the file.
     func finish() throws(BroadcastError) {
-        guard let muxer else { return }
+        var heldError: BroadcastError?
+        if let last = heldVideo, let index = streamIndex[.video] {
+            heldVideo = nil
+            do throws(BroadcastError) { try pass(last, toStream: index) } catch { heldError = error }
+        }
+        guard let muxer else {
+            if let heldError { throw heldError }
+            return
+        }
         self.muxer = nil
         do {
             try muxer.finish()
@@ -98,6 +154,7 @@ final class FileWriter {
             throw BroadcastError(.outputFailed, "finishing \(displayPath) failed: \(error.reason ?? error.message)")
         }
         if syncFD >= 0 { _ = fsync(syncFD) }
+        if let heldError { throw heldError }
     }
 
     /// Closes the file and deletes it.

@@ -197,6 +197,20 @@ public final class Muxer: @unchecked Sendable {
         if encoded.isKeyFrame { packet.pointee.flags |= AV_PKT_FLAG_KEY }
     }
 
+    /// Writes out every packet the interleaving queue holds, then has the muxer write what it
+    /// buffers (a fragmented MP4: the fragment being built, so that the packets written so far
+    /// are on the output, not in memory; muxers that cannot flush ignore it), and flushes the
+    /// I/O buffer. Packets written later may have earlier decode times than packets of other
+    /// streams flushed here (each stream stays in decode order). Throws what libavformat reports.
+    public func flushBuffered() throws(MediaError) {
+        guard state == .open, let context else { throw MediaError("flushing \(url) failed: the muxer is closed") }
+        let queued = av_interleaved_write_frame(context, nil)
+        if queued < 0 { throw MediaError("flushing \(url) (interleaving queue)", code: queued) }
+        let buffered = av_write_frame(context, nil)
+        if buffered < 0 { throw MediaError("flushing \(url) (muxer)", code: buffered) }
+        if let pb = context.pointee.pb { avio_flush(pb) }
+    }
+
     /// Adds chapters before ``finish()``: Matroska writes them with its trailer (the output must
     /// be seekable); MP4 lists them (`chpl`) in its index only if it is not fragmented.
     public func addChapters(_ chapters: [MediaChapter]) throws(MediaError) {

@@ -243,6 +243,33 @@ final class SplitFileTests: EndToEndTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: file))
     }
 
+    /// Default settings (variable frame rate: a file's encode keeps x264's look-ahead and
+    /// B-frames, issue 23) on a still screen: `record --duration 3` lasts 3 s (video and file,
+    /// ±0.15 s; the last picture used to run half a second past the end), and the parts of
+    /// `record --duration 5 --split-every 2` do not overlap: their video adds up to no more than
+    /// the 5 s recorded (it was 1.8 s more), and fall short of it by at most a still screen's
+    /// repeat interval (0.5 s) per cut (a part's last picture ends one frame after it is shown).
+    func testStillScreenLastsItsRecordedTimeAndSplitPartsDoNotOverlap() throws {
+        let rc = try Recordctl(rig)
+        let single = path("still.mp4")
+        let r = try rc.record(["--region", "320x240+0+0", "--duration", "3", "--output", single], timeout: 90)
+        XCTAssertEqual(r.exitCode, Recordctl.Exit.ok, "\(r)")
+        let probe = try FFprobe.probe(single)
+        XCTAssertEqual(probe.video.first?.duration ?? 0, 3.0, accuracy: 0.15, "\(probe)")
+        XCTAssertEqual(probe.formatDuration ?? 0, 3.0, accuracy: 0.15, "\(probe)")
+
+        let file = path("stillsplit.mp4")
+        let split = try rc.record(["--region", "320x240+0+0", "--duration", "5", "--split-every", "2", "--output", file], timeout: 90)
+        XCTAssertEqual(split.exitCode, Recordctl.Exit.ok, "\(split)")
+        let parts = split.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        XCTAssertGreaterThanOrEqual(parts.count, 2, "\(split)")
+        let durations = try parts.map { try XCTUnwrap(try FFprobe.probe($0).video.first?.duration, $0) }
+        verbose("parts: \(durations)")
+        let total = durations.reduce(0, +)
+        XCTAssertLessThanOrEqual(total, 5.0 + 0.15, "the parts overlap: \(durations)")
+        XCTAssertGreaterThanOrEqual(total, 5.0 - 0.55 * Double(parts.count - 1) - 0.15, "the parts hold the recording: \(durations)")
+    }
+
     /// An unsplit Matroska recording killed with `kill -9` after a marker: the recovered file
     /// keeps the marker as its chapter (Matroska: exactly the markers).
     func testKilledMatroskaRecordingKeepsItsChapter() throws {

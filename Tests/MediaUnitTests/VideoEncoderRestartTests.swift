@@ -58,6 +58,43 @@ final class VideoEncoderRestartTests: XCTestCase {
         XCTAssertEqual(keys, [0, 60, 120], "key frames: the first picture, the restart's, and by time 2 s later: \(rows)")
     }
 
+    /// A still screen at variable frame rate through the file's path (issue 23): pictures half a
+    /// second apart, the last one repeated into the slot that holds the end of a 2 s recording
+    /// (slot 59, as ``VideoEncodeStage`` does at stop), x264 with B-frames, the file handler's
+    /// fragmented MP4, finalized in place. The video lasts exactly 2 s: the picture shown last
+    /// ends at its own packet's end, not at its decode-time step to the B-frames decoded after
+    /// it (half a second here: the old index made this 2.5 s).
+    func testAStillScreensLastPictureEndsAtTheRecordingsEnd() throws {
+        let encoder = try VideoEncoder(settings: .fileDefault, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "end-test")
+        let out = scratch.path + "/still.mp4"
+        let muxer = try Muxer(url: out, container: "mp4", streams: [encoder.format],
+                              options: ["movflags": "+frag_keyframe+delay_moov+default_base_moof", "frag_duration": "1000000"])
+        var samples: [SampleBuffer] = []
+        var failure: MediaError?
+        let emit: (SampleBuffer) -> Void = { sample in
+            samples.append(sample)
+            do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = error }
+        }
+        let slots: [Int64] = [0, 15, 30, 45, 59]
+        for (i, slot) in slots.enumerated() {
+            try encoder.encode(try pattern(min(i, 3), encoder: encoder), pts: slot, emit: emit)
+        }
+        try encoder.finish(emit: emit)
+        if let failure { throw failure }
+        try muxer.finish()
+        // The picture shown last is not the last decoded (B-frames), so its decode-time step
+        // is not its display time: the case the index got wrong.
+        let lastDecoded = try XCTUnwrap(samples.last?.presentationTime.value)
+        XCTAssertNotEqual(lastDecoded, 59, "x264 reordered the last pictures: \(samples.map(\.presentationTime.value))")
+
+        try MP4IndexAppender.finalize(out, chapters: [])
+        let (_, data, _) = try MediaProbe.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v",
+                                                                  "-show_entries", "stream=duration:format=duration", "-of", "csv=p=0", out])
+        let values = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Double($0) }
+        XCTAssertEqual(values.count, 2, "stream and format duration: \(values)")
+        for value in values { XCTAssertEqual(value, 2.0, accuracy: 0.001, "the video ends at slot 60 (2 s): \(values)") }
+    }
+
     /// A picture that differs from every other index: a gradient shifted by `index` and a square.
     private func pattern(_ index: Int, encoder: VideoEncoder) throws -> ConvertedPicture {
         let width = 320, height = 240

@@ -16,9 +16,9 @@ struct MP4TrackTable {
     private(set) var syncSamples: [UInt32] = []
     /// File offset and sample count of each chunk.
     private(set) var chunks: [(offset: UInt64, count: UInt32)] = []
-    /// The latest end of a sample's presentation (decode time + composition offset +
-    /// duration), relative to the first decode time: where the media's last picture ends.
-    private(set) var presentationEnd: Int64 = 0
+    /// The latest presentation time of a sample (decode time + composition offset), relative
+    /// to the first decode time: the last picture's start.
+    private(set) var lastPresentationTime: Int64?
     private var nextDecodeTime: UInt64 = 0
     private var chunkEnd: UInt64 = 0
 
@@ -26,6 +26,23 @@ struct MP4TrackTable {
 
     /// How many samples the table holds.
     var sampleCount: Int { sizes.count }
+    /// Where the media's last picture (or sound) ends, relative to the first decode time: the
+    /// latest presentation time plus the duration of the last sample in decode order, which is
+    /// the duration the writer gave its last packet (libavformat writes it as is; it is the
+    /// packet's own `duration`, what libavformat's `end_pts` adds too).
+    ///
+    /// Not the latest presentation time plus *that* sample's duration: a fragment's durations are
+    /// decode-time differences, and with B-frames the picture shown last is decoded before the
+    /// B-frames it references, so its "duration" is the decode-time step to the next packet, not
+    /// how long it shows. At variable frame rate on a still screen (pictures half a second
+    /// apart) that ran a 2 s recording's video to 2.5 s, and the last picture of a split part
+    /// past the cut into the next part (issue 23). Without reordering (audio, low-delay video)
+    /// the sample shown last is the last decoded, and both are the same.
+    var presentationEnd: Int64 {
+        guard let last = lastPresentationTime, let final = durationRuns.last else { return 0 }
+        return last + Int64(final.value)
+    }
+
     /// The sum of the durations: the track's media duration.
     var mediaDuration: UInt64 { durationRuns.reduce(0) { $0 + UInt64($1.count) * UInt64($1.value) } }
     /// The largest chunk offset.
@@ -63,7 +80,7 @@ struct MP4TrackTable {
         Self.append(compositionOffset, to: &offsetRuns)
         if isSync { syncSamples.append(UInt32(sizes.count)) }
         let decodeTime = Int64(bitPattern: nextDecodeTime &- (firstDecodeTime ?? 0))
-        presentationEnd = max(presentationEnd, decodeTime + Int64(compositionOffset) + Int64(duration))
+        lastPresentationTime = max(lastPresentationTime ?? .min, decodeTime + Int64(compositionOffset))
         nextDecodeTime += UInt64(duration)
     }
 

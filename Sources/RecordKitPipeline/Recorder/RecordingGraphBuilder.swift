@@ -142,15 +142,16 @@ final class DispatcherSlot: @unchecked Sendable {
 }
 
 extension RecordingGraphBuilder {
-    /// Whether every route of a variable-frame-rate recording encodes with low delay. The default,
-    /// for now: files with look-ahead and B-frames (`RECORDKIT_LOW_DELAY_FILES=0`) give FFmpeg's
-    /// quality per bit (docs/ENCODING.md, "Quality per bit"), but on a still screen their last
-    /// picture's duration runs past the recorded time (a 2 s recording's video lasts 2.5 s; the
-    /// parts of a split recording overlap), and a kill -9 keeps less; until that is fixed they are
-    /// opt-in. `RECORDKIT_LOW_DELAY_FILES=1` (or unset): low delay; `0`: files keep look-ahead.
+    /// Whether every route of a variable-frame-rate recording encodes with low delay, as files
+    /// did before issue 23: `RECORDKIT_LOW_DELAY_FILES=1` (A/B measurements with
+    /// scripts/benchmark-rd.py, or a file that must reach the disk within a frame of capture).
+    /// By default (unset or `0`) a route whose every consumer stores what it gets (a file) keeps
+    /// x264's look-ahead and B-frames (docs/ENCODING.md, "Quality per bit"); its last picture
+    /// ends at the recording's end (``MP4TrackTable/presentationEnd``) and a kill -9 keeps the
+    /// file up to its latest key frame (``FileWriter``).
     static var lowDelayForEveryRoute: Bool {
-        guard let value = getenv("RECORDKIT_LOW_DELAY_FILES") else { return true }
-        return String(cString: value) != "0"
+        guard let value = getenv("RECORDKIT_LOW_DELAY_FILES") else { return false }
+        return String(cString: value) == "1"
     }
 
     /// How long the handlers of each spliced video route may wait for its video: the key frame
