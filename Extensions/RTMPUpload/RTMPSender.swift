@@ -245,6 +245,7 @@ final class RTMPSender: @unchecked Sendable {
                 interrupt.setDeadline(secondsFromNow: options.writeTimeoutSeconds)
                 try? muxer.finish()
                 interrupt.clearDeadline()
+                _ = waitForStop(seconds: endpoint.secondsToKeepOpenAfterLastPacket, unless: .now)
                 return .stopped
             case .packet(let entry):
                 guard let index = streamIndex[entry.sample.type],
@@ -295,15 +296,16 @@ final class RTMPSender: @unchecked Sendable {
         }
     }
 
-    /// Sleeps `seconds` (reporting status each second); true when a stop was requested meanwhile.
-    private func waitForStop(seconds: Double) -> Bool {
+    /// Sleeps `seconds` (reporting status each second); true when a stop of at least `level`
+    /// was requested meanwhile.
+    private func waitForStop(seconds: Double, unless level: StopRequest = .drain) -> Bool {
+        guard seconds > 0 else { return stopRequested(level) }
         let deadline = Self.now() + seconds
         while true {
             condition.lock()
-            let stop = stopRequest != .none
             let remaining = deadline - Self.now()
-            if !stop, remaining > 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: min(remaining, 1))) }
-            let stopNow = stopRequest != .none
+            if stopRequest < level, remaining > 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: min(remaining, 1))) }
+            let stopNow = stopRequest >= level
             condition.unlock()
             if stopNow { return true }
             if Self.now() >= deadline { return false }
