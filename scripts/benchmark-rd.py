@@ -121,7 +121,7 @@ def recorder_command(name, args, env, crf, out):
 def recorder_env(name, env):
     renv = dict(env)
     # "ours": the default (files keep look-ahead and B-frames), asked for explicitly;
-    # "ours-lowdelay": the low-delay encode files had before issue 23 (RECORDKIT_LOW_DELAY_FILES=1).
+    # "ours-lowdelay": the low-delay encode files had before (RECORDKIT_LOW_DELAY_FILES=1).
     renv["RECORDKIT_LOW_DELAY_FILES"] = "1" if name == "ours-lowdelay" else "0"
     return renv
 

@@ -51,7 +51,7 @@ final class FileWriter {
             // max_interleave_delta: audio waits at most half a second for video in the
             // interleaving queue (libavformat's default is 10 s): with x264's look-ahead a still
             // screen's video comes in bursts up to a key frame interval apart, and audio held
-            // behind them was lost with them by a kill -9 (issue 23). Each track stays in decode
+            // behind them was lost with them by a kill -9. Each track stays in decode
             // order and keeps its own times (see write(_:)).
             options = ["movflags": "+frag_keyframe+delay_moov+default_base_moof",
                        "frag_duration": "1000000", "flush_packets": "1", "max_interleave_delta": "500000"]
@@ -85,7 +85,7 @@ final class FileWriter {
     /// Right durations let the file be cut anywhere: audio waits at most half a second for
     /// video (`max_interleave_delta`), and when a key frame arrives, everything before it is
     /// pushed to the file at once (the end of a drained burst), so a kill -9 keeps the video up
-    /// to the latest key frame and the audio up to about a second ago (issue 23).
+    /// to the latest key frame and the audio up to about a second ago.
     func write(_ sample: SampleBuffer) throws(BroadcastError) {
         guard muxer != nil, let index = streamIndex[sample.type], case .packet(let packet) = sample.payload else { return }
         if sample.type == .video, !videoStarted {

@@ -244,7 +244,7 @@ final class SplitFileTests: EndToEndTestCase {
     }
 
     /// Default settings (variable frame rate: a file's encode keeps x264's look-ahead and
-    /// B-frames, issue 23) on a still screen: `record --duration 3` lasts 3 s (video and file,
+    /// B-frames) on a still screen: `record --duration 3` lasts 3 s (video and file,
     /// ±0.15 s; the last picture used to run half a second past the end), and the parts of
     /// `record --duration 5 --split-every 2` do not overlap: their video adds up to no more than
     /// the 5 s recorded (it was 1.8 s more), and fall short of it by at most a still screen's

@@ -58,7 +58,7 @@ final class VideoEncoderRestartTests: XCTestCase {
         XCTAssertEqual(keys, [0, 60, 120], "key frames: the first picture, the restart's, and by time 2 s later: \(rows)")
     }
 
-    /// A still screen at variable frame rate through the file's path (issue 23): pictures half a
+    /// A still screen at variable frame rate through the file's path: pictures half a
     /// second apart, the last one repeated into the slot that holds the end of a 2 s recording
     /// (slot 59, as ``VideoEncodeStage`` does at stop), x264 with B-frames, the file handler's
     /// fragmented MP4, finalized in place. The video lasts exactly 2 s: the picture shown last

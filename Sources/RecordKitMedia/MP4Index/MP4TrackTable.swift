@@ -36,7 +36,7 @@ struct MP4TrackTable {
     /// B-frames it references, so its "duration" is the decode-time step to the next packet, not
     /// how long it shows. At variable frame rate on a still screen (pictures half a second
     /// apart) that ran a 2 s recording's video to 2.5 s, and the last picture of a split part
-    /// past the cut into the next part (issue 23). Without reordering (audio, low-delay video)
+    /// past the cut into the next part. Without reordering (audio, low-delay video)
     /// the sample shown last is the last decoded, and both are the same.
     var presentationEnd: Int64 {
         guard let last = lastPresentationTime, let final = durationRuns.last else { return 0 }

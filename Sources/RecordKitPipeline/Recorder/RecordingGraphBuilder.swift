@@ -143,7 +143,7 @@ extension LateBound where Value == Dispatcher {
 
 extension RecordingGraphBuilder {
     /// Whether every route of a variable-frame-rate recording encodes with low delay, as files
-    /// did before issue 23: `RECORDKIT_LOW_DELAY_FILES=1` (A/B measurements with
+    /// did before they got look-ahead: `RECORDKIT_LOW_DELAY_FILES=1` (A/B measurements with
     /// scripts/benchmark-rd.py, or a file that must reach the disk within a frame of capture).
     /// By default (unset or `0`) a route whose every consumer stores what it gets (a file) keeps
     /// x264's look-ahead and B-frames (docs/ENCODING.md, "Quality per bit"); its last picture
