@@ -13,6 +13,7 @@ PKGS=(
   pulseaudio pulseaudio-utils
   pipewire pipewire-pulse wireplumber
   nginx-light libnginx-mod-rtmp
+  stunnel4 openssl
   srt-tools
   procps psmisc python3
   time curl util-linux

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # THE test command (README; .ci/run calls it): install the Debian packages, start the test rig
-# (scripts/rig.sh: Xvfb + openbox, PulseAudio with two tones, nginx-rtmp), build, run every test
+# (scripts/rig.sh: Xvfb + openbox, PulseAudio with two tones, nginx-rtmp, stunnel4 for RTMPS), build, run every test
 # target serially (the tests share one display), stop the rig. Exits with `swift test`'s status.
 #
 #   scripts/test.sh                      everything
