@@ -20,7 +20,7 @@ extension StartArguments {
 
     /// The extensions these arguments ask for, in order: the `file` extension (unless
     /// ``noFile``) with `--output`, `--format`, `--overwrite`, `--faststart` and `--split-every`/`--split-size` as its setup, one `rtmp`
-    /// extension per endpoint, the `replay-buffer` extension for `--replay-buffer`, then every
+    /// extension per endpoint (with `--rtmp-ca-file` as its `caFile`), the `replay-buffer` extension for `--replay-buffer`, then every
     /// `--extension`. The encoding choices (``encoding``) go to the file and to each endpoint,
     /// which resolve them for what they write. `--output`, `--rtmp` and `--extension`
     /// are spellings of the same thing: requests for extensions from the one catalog.
@@ -33,7 +33,11 @@ extension StartArguments {
             if faststart { file["faststart"] = "true" }  // issue 23: index first, on request
             requests.append(ExtensionRequest(name: "file", setup: file.merging(encoding) { own, _ in own }))
         }
-        for url in rtmp { requests.append(ExtensionRequest(name: "rtmp", setup: ["url": url].merging(encoding) { own, _ in own })) }
+        for url in rtmp {
+            var setup = ["url": url]
+            if let rtmpCAFile { setup["caFile"] = rtmpCAFile }  // issue 23: RTMPS verified against this CA file
+            requests.append(ExtensionRequest(name: "rtmp", setup: setup.merging(encoding) { own, _ in own }))
+        }
         for url in srt { requests.append(ExtensionRequest(name: "srt", setup: ["url": url].merging(encoding) { own, _ in own })) }  // issue 23
         if let replayRequest { requests.append(replayRequest) }
         return requests + extensions

@@ -66,6 +66,12 @@ struct RecordingOptions: ParsableArguments {
 
     @OptionGroup var rtmpKey: RTMPKeyOptions
 
+    @Option(name: .customLong("rtmp-ca-file"),
+            help: ArgumentHelp("For rtmps:// endpoints: trust the certificate authorities in this PEM file instead of the system's store "
+                               + "(for a server with a private CA or a self-signed certificate). The server's certificate is always verified.",
+                               valueName: "PATH"))
+    var rtmpCAFile: String?
+
     @Option(name: .customLong("srt"),
             help: ArgumentHelp("Also stream MPEG-TS to this SRT listener, srt://HOST:PORT[?streamid=…&passphrase=…&latency=MICROSECONDS] (repeatable; the stream id and passphrase are never shown).",
                                valueName: "URL"))
@@ -133,6 +139,7 @@ struct RecordingOptions: ParsableArguments {
         replay.apply(to: &a)
         split.apply(to: &a)
         a.rtmp = try rtmpKey.resolve(rtmp)
+        a.rtmpCAFile = try (rtmpCAFile ?? configFile().rtmp.caFile).map(absolutePath)
         a.srt = srt
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         a.encoding = try encoding.effective().setupValues
