@@ -1,6 +1,7 @@
 import Foundation
 import RecordKit
 import RecordKitControl
+import RecordKitMedia
 import RecordKitService
 @testable import RTMPUploadExtension
 import XCTest
