@@ -111,6 +111,53 @@ final class RTMPSTests: EndToEndTestCase {
         }
     }
 
+    // MARK: The service: `start --rtmp-ca-file`
+
+    /// `recordctl start` sends the CA file to the service with the endpoints: the good server
+    /// goes live through TLS and its stream reaches nginx; the self-signed one fails alone
+    /// (event, status, stop) with the message; no key anywhere, the service log included.
+    func testServiceStartVerifiesWithTheCAFile() throws {
+        let tls = try server()
+        let selfSigned = try rigURL("RK_RTMPS_SELFSIGNED_URL")
+        let service = try ServiceHarness(rig: rig, workDir: workDir)
+        addTeardownBlock { service.shutdown() }
+        let good = "testkey-tls-svc-\(UUID().uuidString.prefix(8).lowercased())"
+        let bad = "testkey-tls-svc-s3cr3t"
+        defer { RTMPServerRecordings.remove(good, in: tls.recordDir) }
+        let w = try window(size: (320, 240), position: (100, 100), color: windowColour)
+        let events = try service.watchEvents()
+        try service.ok(["start", "--frame-rate-mode", "constant", "--window", w.id, "--no-file", "--rtmp", "\(tls.url)/\(good)", "--rtmp", "\(selfSigned)/\(bad)",
+                        "--rtmp-ca-file", tls.caFile])
+        let failed = events.waitFor(timeout: 15) {
+            $0["kind"] as? String == "handler" && $0["handler"] as? String == "rtmp-2"
+                && ($0["reason"] as? String)?.contains("TLS certificate was refused") == true
+        }
+        XCTAssertNotNil(failed, "an event says rtmp-2's certificate was refused")
+        XCTAssertTrue((failed?["reason"] as? String)?.contains("self-signed") ?? false, "\(failed ?? [:])")
+        Thread.sleep(forTimeInterval: 3)
+        let text = try service.ok(["status"])
+        let lines = text.split(separator: "\n").map(String.init)
+        let first = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp:") }, text)
+        XCTAssertTrue(first.contains("state live") && first.contains("url \(tls.url)/****"), first)
+        let second = try XCTUnwrap(lines.first { $0.hasPrefix("handler rtmp-2:") }, text)
+        XCTAssertTrue(second.contains("state failed") && second.contains("TLS certificate not trusted"), second)
+
+        let stop = try service.ctl(["stop"])
+        XCTAssertEqual(stop.exitCode, Recordctl.Exit.software, "an endpoint failed: \(stop)")
+        let log = (try? String(contentsOfFile: service.stateDir + "/recordkit/recordd.log", encoding: .utf8)) ?? ""
+        let all = text + stop.stdout + stop.stderr + log + events.finish().map { "\($0)" }.joined()
+        assertNoKey(good, in: all)
+        assertNoKey(bad, in: all)
+        let flv = try XCTUnwrap(RTMPServerRecordings.wait(for: good, in: tls.recordDir, count: 1).first, "the stream reached nginx")
+        let probe = try FFprobe.probe(flv)
+        let v = try XCTUnwrap(probe.video.first, "\(probe)")
+        XCTAssertEqual(v.width, 320, "\(probe)")
+        XCTAssertGreaterThan(v.frameCount ?? 0, 60, "at least 2 s of frames through TLS: \(probe)")
+        XCTAssertEqual(probe.audio.count, 1, "\(probe)")
+        let f = try FrameSampler.frame(flv, at: 1)
+        assertColour(f, f.fullRect.inset(0.1), is: w.rgb, "server's frame at 1 s")
+    }
+
     // MARK: - Helpers
 
     private func server() throws -> (url: String, caFile: String, recordDir: String) {
