@@ -101,7 +101,8 @@ let package = Package(
         // The surfaces recordd runs beside its socket (hotkeys with notifications; obs-websocket), each a
         // client of the service's one request API (LocalControlClient).
         .target(name: "RecordKitSurfaces",
-                dependencies: ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb",
+                dependencies: ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitMedia",
+                               "RecordKitOBSWebSocket", "RecordKitWeb",
                                .product(name: "Prometheus", package: "swift-prometheus")],
                 path: "Sources/RecordKitSurfaces"),
 

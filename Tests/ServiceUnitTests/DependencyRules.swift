@@ -59,8 +59,9 @@ struct DependencyRules {
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
         "RecordKitConfig": ["RecordKitSupport", "TOMLKit"],
         "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire"],
-        // Control surfaces (issue 22): clients of the service's request API; hotkeys grab keys on X11 through capture's display code.
-        "RecordKitSurfaces": ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],
+        // Control surfaces: clients of the service's request API; hotkeys grab keys on X11 through capture's display code;
+        // the metrics endpoint observes encode times (EncodeTimeObserver in media).
+        "RecordKitSurfaces": ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitMedia", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],
         // C modules: the system only.
         "CFFmpeg": [], "CX11": [], "CPulse": [], "CShims": [], "CColorConversion": [], "CPipeWire": [],
         // Tools: the tutorial's extension, test fixtures, benchmarks, fuzz targets.
