@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Prometheus metrics (issue 22): `[metrics]` enables `/metrics` on 127.0.0.1; a real Prometheus
+/// Prometheus metrics (docs/METRICS.md): `[metrics]` enables `/metrics` on 127.0.0.1; a real Prometheus
 /// server (Debian's `prometheus`, started here on 127.0.0.1:19903) scrapes it every second during
 /// a recording and answers PromQL queries through its HTTP API.
 final class MetricsTests: EndToEndTestCase {
