@@ -9,7 +9,7 @@
 #   scripts/rig.sh nginx-stop / nginx-start   stop or (re)start the RTMP server alone (reconnect tests)
 #   scripts/rig.sh x-stop / x-start, pulse-stop / pulse-start   the X or the audio server alone (availability tests)
 #
-# What runs (see docs/TESTING.md and ../shared/STACK-NOTES.md, "A test rig that behaves"):
+# What runs (see docs/TESTING.md, "The rig"):
 #   Xvfb :99 (or the next free display) 1920x1080x24, -nolisten tcp, MIT-SHM on, black root
 #   openbox (EWMH window manager; undecorated windows, so geometry is exact)
 #   pulseaudio -n, native protocol on $RIG/pulse.sock only, null sinks app_sink and mic_sink (48 kHz),
@@ -231,7 +231,7 @@ EOF
   rm -f -- "$PULSE_SOCK"
   log "starting pulseaudio on $PULSE_SOCK"
   # As root, PulseAudio tries D-Bus autolaunch if it sees DISPLAY: run it with a scrubbed
-  # environment (STACK-NOTES.md, "PulseAudio as root").
+  # environment and D-Bus disabled.
   spawn pulse env -i PATH="$PATH" HOME="$PULSE_DIR/home" XDG_RUNTIME_DIR="$PULSE_DIR/runtime" \
     XDG_CONFIG_HOME="$PULSE_DIR/config" DBUS_SESSION_BUS_ADDRESS=disabled: \
     PULSE_CONFIG="$PULSE_DIR/config/pulse/daemon.conf" PULSE_CLIENTCONFIG="$PULSE_DIR/client.conf" \
@@ -613,7 +613,7 @@ cmd_nginx_start() {
 }
 
 # The X server (with its window manager) or the audio server (with its tones) alone, for tests of
-# availability while idle (issue 22): the display keeps its number when nothing else took it.
+# availability while idle: the display keeps its number when nothing else took it.
 cmd_x_stop() {
   lock
   stop_components openbox xvfb

@@ -13,7 +13,7 @@ extension StartArguments {
         } catch {
             throw error.controlError
         }
-        try applySources(to: &configuration)  // issue 11
+        try applySources(to: &configuration)  // frame-rate mode, monitor, one application's audio
         configuration.screen.source = source
         return configuration
     }
@@ -28,17 +28,17 @@ extension StartArguments {
         var requests: [ExtensionRequest] = []
         if !noFile {
             var file = ["path": output ?? "", "format": format ?? "", "overwrite": overwrite ? "true" : "false"]
-            if let splitEvery { file["splitEvery"] = String(splitEvery) }  // issue 10: split files
+            if let splitEvery { file["splitEvery"] = String(splitEvery) }  // split files
             if let splitSize { file["splitSize"] = String(splitSize) }
-            if faststart { file["faststart"] = "true" }  // issue 23: index first, on request
+            if faststart { file["faststart"] = "true" }  // index first (a remux at stop, for the web), on request
             requests.append(ExtensionRequest(name: "file", setup: file.merging(encoding) { own, _ in own }))
         }
         for url in rtmp {
             var setup = ["url": url]
-            if let rtmpCAFile { setup["caFile"] = rtmpCAFile }  // issue 23: RTMPS verified against this CA file
+            if let rtmpCAFile { setup["caFile"] = rtmpCAFile }  // RTMPS: the server's certificate is verified against this CA file
             requests.append(ExtensionRequest(name: "rtmp", setup: setup.merging(encoding) { own, _ in own }))
         }
-        for url in srt { requests.append(ExtensionRequest(name: "srt", setup: ["url": url].merging(encoding) { own, _ in own })) }  // issue 23
+        for url in srt { requests.append(ExtensionRequest(name: "srt", setup: ["url": url].merging(encoding) { own, _ in own })) }  // SRT
         if let replayRequest { requests.append(replayRequest) }
         return requests + extensions
     }

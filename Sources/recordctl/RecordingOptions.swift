@@ -115,7 +115,7 @@ struct RecordingOptions: ParsableArguments {
     /// malformed region, an unknown extension, a bad setup value, an encoder that cannot open,
     /// Opus in MP4) is checked where the recording is built, before anything records: by the
     /// service for `start` (its `bad_argument` is exit 64 here), by recordctl-engine for
-    /// `record` (issue 12). Throws the usage exit code after printing why.
+    /// `record`. Throws the usage exit code after printing why.
     func startArguments() throws -> StartArguments {
         var a = StartArguments()
         let env = ProcessInfo.processInfo.environment

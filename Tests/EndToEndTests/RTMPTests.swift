@@ -5,7 +5,7 @@ import XCTest
 import Glibc
 #endif
 
-/// Issue 4, end to end: `recordctl record --rtmp` and `recordctl start --rtmp` against the
+/// End to end (docs/RTMP.md): `recordctl record --rtmp` and `recordctl start --rtmp` against the
 /// rig's nginx-rtmp, checked on what the server recorded (ffprobe, decoded pixels and tones).
 /// The in-process tests (RecordKitTests/RTMPBroadcastTests) cover the reconnection and status
 /// over time; these cover what a user sees: the stream, the file beside it, the messages, and a
@@ -133,7 +133,7 @@ final class RTMPTests: EndToEndTestCase {
         XCTAssertTrue(second.contains("failed") && second.contains("state failed") && second.contains("refused to publish"), second)
         XCTAssertTrue(lines.contains { $0.hasPrefix("handler file:") && $0.contains("running") }, text)
 
-        // An endpoint failed: stop lists it with its error and does not report plain success (issue 13).
+        // An endpoint failed: stop lists it with its error and does not report plain success (exit 70).
         let stop = try service.ctl(["stop"])
         XCTAssertEqual(stop.exitCode, 70, "\(stop)")
         XCTAssertTrue(stop.stderr.contains("rtmp-2") && stop.stderr.contains("refused to publish"), "stop shows the endpoint's error: \(stop)")
@@ -198,7 +198,7 @@ final class RTMPTests: EndToEndTestCase {
         let r = try rc.record(["--frame-rate-mode", "constant", "--window", w.id, "--duration", "3", "--output", out, "--rtmp", url], timeout: 60)
         XCTAssertEqual(r.exitCode, Recordctl.Exit.software, "a failed handler is a failed recording (70): \(r)", file: fileName, line: line)
         XCTAssertEqual(r.lastStdoutLine, out, "the file is still printed: \(r)", file: fileName, line: line)
-        for phrase in says + [masked, "handler 'rtmp'"] {  // one endpoint is named "rtmp" (issue 8)
+        for phrase in says + [masked, "handler 'rtmp'"] {  // the first endpoint's handler is "rtmp", the next "rtmp-2"
             XCTAssertTrue(r.stderr.contains(phrase), "stderr should say '\(phrase)': \(r)", file: fileName, line: line)
         }
         assertNoKey(key, in: r.stdout + r.stderr, file: fileName, line: line)
