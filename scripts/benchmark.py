@@ -21,7 +21,7 @@ Every subprocess is bounded. A recorder that overruns gets SIGINT (to the proces
 `timeout --foreground -s INT`: a process-group SIGINT makes ffmpeg see two and abort without
 writing `moov`), then SIGKILL.
 
-Issue 12 adds two recorders that stream and record at once, with the same encoder settings
+It also runs two recorders that stream and record at once, with the same encoder settings
 (H.264 veryfast, bitrate = maxrate = 6 Mbit/s, one-second VBV, GOP 2 s, AAC 160k), and reads
 back what the rig's nginx-rtmp recorded:
 
@@ -29,7 +29,7 @@ back what the rig's nginx-rtmp recorded:
   ffmpeg-tee  ffmpeg ... -c:v libx264 -preset veryfast -b:v 6M -maxrate 6M -bufsize 6M -g 60
                 -f tee "[select=...]B.mp4|[f=flv:select=\'v:0,a:0\']rtmp://..."
 
-Issue 9 adds the preview: `ours-preview` is `ours` plus --preview, watched for the whole run by
+The preview: `ours-preview` is `ours` plus --preview, watched for the whole run by
 one headless Chromium viewer (scripts/preview_viewer.py, Selenium). With it in the list, a
 200x200 window flashing white every 2.5 s (rk-testwindow --flash-every 2.5) sits over the
 content for every recorder (the same picture for all), and the viewer timestamps each flash it
@@ -111,7 +111,7 @@ def recorder_command(name, args, env, out, progress, rtmp):
             return cmd + ["--replay-buffer", "30"]
         if name in PREVIEW_RECORDERS:
             return cmd + ["--preview"]
-        if name == "ours-variable":  # ours-constant is ours, named for --cases tables (issue 11)
+        if name == "ours-variable":  # ours-constant is ours, named for --cases tables
             return [a if a != "constant" else "variable" for a in cmd]
         if name == "ours-file-6m":
             return cmd + ["--bitrate", "6M"]  # the file alone with the stream's video settings
@@ -403,7 +403,7 @@ def main():
                     help="comma list: ours, ours-replay (ours plus --replay-buffer 30: the buffer's cost), ffmpeg (default ours,ffmpeg)")
     ap.add_argument("--cases", default="moving",
                     help="comma list of screen contents: moving, still, mostly-still (scripts/benchcases.py; default moving); "
-                         "runs are then labelled CASE:RECORDER, with CPU ratios to ffmpeg per case (issue 11)")
+                         "runs are then labelled CASE:RECORDER, with CPU ratios to ffmpeg per case")
     ap.add_argument("--testwindow", default=os.path.join(ROOT, ".build/release/rk-testwindow"),
                     help="rk-testwindow binary for --cases mostly-still (default .build/release/rk-testwindow)")
     ap.add_argument("--recordctl", default=os.path.join(ROOT, ".build/release/recordctl"),
@@ -413,18 +413,18 @@ def main():
     ap.add_argument("--json", action="store_true", help="print results as JSON on stdout")
     ap.add_argument("--side-by-side", type=int, default=0, metavar="SECONDS",
                     help="also record the same 960x540 region (the screen's middle) with ours and FFmpeg at the same time (identical "
-                         "content, CRF 23 veryfast GOP 60) and compare the video bitrates (issue 12)")
+                         "content, CRF 23 veryfast GOP 60) and compare the video bitrates")
     ap.add_argument("--viewer-priority", choices=("low", "normal"), default="low",
                     help="ours-preview's Chromium viewer: low (default; as `recordctl preview --open` starts a browser: "
-                         "own session, nice 10, autogroup nice 10) or normal (the benchmark's own priority) (issue 9)")
+                         "own session, nice 10, autogroup nice 10) or normal (the benchmark's own priority)")
     ap.add_argument("--content-fps", type=int, default=None, metavar="N",
                     help="the moving content's own frame rate (default --fps); below the capture rate every picture "
                          "stays on screen for several ticks, so grab phase no longer decides which pictures a recorder gets")
     ap.add_argument("--background-load", type=int, default=0, metavar="N",
                     help="run every recording with N processes spinning a CPU each (an overloaded machine): "
-                         "compare how late each recorder runs (wall time) and its longest hole (issue 12)")
+                         "compare how late each recorder runs (wall time) and its longest hole")
     ap.add_argument("--start-latency", type=int, default=0, metavar="N",
-                    help="also time N `recordctl start` calls with the service running (issue 12)")
+                    help="also time N `recordctl start` calls with the service running")
     args = ap.parse_args()
 
     recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]
@@ -542,7 +542,7 @@ def main():
             for k in ("cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "video_mbps"):
                 a, b = summary[a_name][k], summary[b_name][k]
                 ratios[f"{a_name}/{b_name} {k}"] = a / b if a is not None and b else None
-    if cases != ["moving"] and "ffmpeg" in recorders:  # per case: each of ours / ffmpeg (issue 11)
+    if cases != ["moving"] and "ffmpeg" in recorders:  # per case: each of ours / ffmpeg
         for c in cases:
             for n in recorders:
                 a, b = summary[f"{c}:{n}"]["cpu_per_s"], summary[f"{c}:ffmpeg"]["cpu_per_s"]

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Prometheus metrics: `[metrics]` enables `/metrics` on 127.0.0.1; a real Prometheus
+/// Prometheus metrics (docs/METRICS.md): `[metrics]` enables `/metrics` on 127.0.0.1; a real Prometheus
 /// server (Debian's `prometheus`, started here on 127.0.0.1:19903) scrapes it every second during
 /// a recording and answers PromQL queries through its HTTP API: state, frames, bytes per output,
 /// the encode-time histogram (a 99th percentile through `histogram_quantile`), the upload queue.

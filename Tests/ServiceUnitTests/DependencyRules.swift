@@ -1,6 +1,6 @@
 import Foundation
 
-/// DESIGN.md's "Parts" table and its "Never" rules, checked against what the package really
+/// docs/ARCHITECTURE.md's "Parts" table and its "never" rules, checked against what the package really
 /// declares (`swift package dump-package`) and what each target's Swift files import.
 struct DependencyRules {
     /// One target: its declared dependencies and the modules its files import.
@@ -16,7 +16,7 @@ struct DependencyRules {
     static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension"]
     /// Platform and C modules the SDK must never see.
     static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims", "CColorConversion", "CPipeWire"]
-    /// The thin `recordctl` and what it links (issue 12): they must never reach, directly or
+    /// The thin `recordctl` and what it links: they must never reach, directly or
     /// through any target of the package, a library whose loading costs ~45 ms at each start.
     static let thinClient: Set<String> = ["recordctl", "RecordCtlSupport", "RecordKitControl"]
     /// The libraries the thin client must not load: FFmpeg, X11, PulseAudio.
@@ -39,15 +39,15 @@ struct DependencyRules {
         "FileUploadExtension": ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
         "ReplayBufferExtension": ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
         "RTMPUploadExtension": ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
-        // The preview's web server: RecordKitWeb (issue 24), the one server of every loopback surface.
+        // The preview's web server: RecordKitWeb, the one server of every loopback surface.
         "PreviewExtension": ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
         // The service links no handler: the executables hand it the built-ins (`BuiltinExtension`s).
         "RecordKitService": ["RecordKitSupport", "RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
-        // Uploads the service owns (issue 20): RecordKit and packages only, never capture, media or the pipeline.
+        // Uploads the service owns: RecordKit and packages only, never capture, media or the pipeline.
         "RecordKitUploads": ["RecordKitSupport", "RecordKit", "CShims", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "Crypto", "XMLCoder"],
-        // The thin command line (issue 12) and what it links; the engine runs the in-process verbs.
+        // The thin command line and what it links; the engine runs the in-process verbs.
         "RecordKitControl": ["CShims"],
         // obs-websocket 5's protocol layer: the control values and SHA-256; no FFmpeg, X11 or PulseAudio.
         "RecordKitOBSWebSocket": ["RecordKitControl", "Crypto"],
@@ -77,7 +77,7 @@ struct DependencyRules {
         "MediaTestSupport": ["RecordKit", "RecordKitMedia"],
         "ExtensionTestSupport": ["RecordKit", "RecordKitExtensions"],
         "HandlerTestSupport": ["RecordKit"],
-        // The one loopback web server (issue 24): SwiftNIO only, never FFmpeg, X11 or PulseAudio.
+        // The one loopback web server: SwiftNIO only, never FFmpeg, X11 or PulseAudio.
         "RecordKitWeb": ["NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket"],
     ]
     /// Parts that must never reach a concrete handler, not even through another target: only the
@@ -92,12 +92,12 @@ struct DependencyRules {
         var found: [String] = []
         for target in targets where !target.isTest {
             guard let allowed = allowed[target.name] else {
-                found.append("\(target.name) is not in DESIGN.md's table (DependencyRules.allowed): say what it may depend on")
+                found.append("\(target.name) is not in the table of parts (DependencyRules.allowed, docs/ARCHITECTURE.md \"Parts\"): say what it may depend on")
                 continue
             }
             let used = target.dependencies.union(target.imports).subtracting(system)
             for module in used.subtracting(allowed).sorted() {
-                found.append("\(target.name) depends on \(module), which DESIGN.md's table does not allow")
+                found.append("\(target.name) depends on \(module), which the table of parts (DependencyRules.allowed) does not allow")
             }
             if target.name == "RecordKit", !used.isDisjoint(with: cModules) {
                 found.append("RecordKit (the SDK) imports a C module")

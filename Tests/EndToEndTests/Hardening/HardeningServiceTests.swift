@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import XCTest
 
-/// Issue 13, the service side: nothing a client does (random and malformed control traffic,
+/// Hardening, the service side: nothing a client does (random and malformed control traffic,
 /// pause/resume storms, 40 shutdowns), no kill -9 and no full disk crashes or wedges `recordd`,
 /// loses a recording silently, or shows a stream key. Each test is bounded in time (well under a
 /// minute) and asserts that the service still answers afterwards.
@@ -91,7 +91,7 @@ final class HardeningServiceTests: EndToEndTestCase {
         }
     }
 
-    /// kill -9 in the first second after `start` returned (issue 24: 2 of 20 kills at 0.8-1 s
+    /// kill -9 in the first second after `start` returned (once, 2 of 20 kills at 0.8-1 s
     /// lost everything silently): every kill leaves either a recovered file that plays, or, when no
     /// media had reached the file yet (the first fragment is written after a second of media),
     /// nothing at the destination and a `status.recovered` entry that says so. Never a silent loss.
