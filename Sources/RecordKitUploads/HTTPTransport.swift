@@ -33,11 +33,12 @@ package final class HTTPTransport: Sendable {
     /// Shuts the client down (blocking); the transport is unusable afterwards.
     package func shutdown() { try? client.syncShutdown() }
 
-    /// Starts a request; `hostForErrors` is what an error may name (host and port, never a query).
-    package func start(method: HTTPMethod, url: String, headers: [(String, String)], body: HTTPClient.Body?) -> EventLoopFuture<HTTPClient.Response> {
+    /// Starts a request; `deadline` (nil: the transport's timeouts only) bounds the whole of it.
+    package func start(method: HTTPMethod, url: String, headers: [(String, String)], body: HTTPClient.Body?,
+                       deadline: NIODeadline? = nil) -> EventLoopFuture<HTTPClient.Response> {
         do {
             let request = try HTTPClient.Request(url: url, method: method, headers: HTTPHeaders(headers), body: body)
-            return client.execute(request: request)
+            return client.execute(request: request, deadline: deadline)
         } catch {
             return client.eventLoopGroup.next().makeFailedFuture(error)
         }

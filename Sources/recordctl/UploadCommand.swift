@@ -36,7 +36,7 @@ struct UploadCommand: ParsableCommand {
         }
         var options = CommandOptions()
         options.files = paths
-        options.upload = flags.options(target: try UploadFlags.target(target))
+        options.upload = flags.options(target: try UploadFlags.target(target), config: try configFile().uploads)
         let queued = try uploadRequest(.upload, options).uploads ?? []
         if noWait {
             for u in queued { Console.out(u.id) }
