@@ -228,5 +228,6 @@ let package = Package(
         // RecordKitWeb alone, over real sockets on 127.0.0.1 in process (no rig).
         .testTarget(name: "WebUnitTests", dependencies: ["RecordKitWeb"], path: "Tests/WebUnitTests"),
         .testTarget(name: "UploadsUnitTests", dependencies: ["RecordKitUploads"], path: "Tests/UploadsUnitTests"),
+        .testTarget(name: "ConfigUnitTests", dependencies: ["RecordKitConfig"], path: "Tests/ConfigUnitTests"),
     ]
 )
