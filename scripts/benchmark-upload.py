@@ -172,7 +172,7 @@ def record(bin_dir, work, seconds, upload_file, endpoint, tag, mode):
             if status != 0:
                 sys.exit(f"benchmark-upload: record failed: {err[-2000:]}")
             cpu = ru.ru_utime + ru.ru_stime
-            summary = next((l for l in err.splitlines() if l.startswith("recorded ")), "")
+            summary = next((l[l.index("recorded "):] for l in err.splitlines() if "recorded " in l), "")
             threads = {}
         else:
             sh([svc.ctl, "start", "--output", out, "--frame-rate-mode", "constant", "--no-upload"], env=svc.env)
