@@ -24,8 +24,3 @@ final class ActiveRecording: @unchecked Sendable {
         self.uploadReplays = uploadReplays
     }
 }
-
-/// Lets the recorder's event callback, made before the recording exists, find it.
-final class ActiveBox: @unchecked Sendable {
-    var active: ActiveRecording?
-}
