@@ -14,7 +14,8 @@
    is `recordctl record` in its own process (CPU from wait4, nothing of the upload's in it), the
    upload runs in recordd; --rec-mode service: `start` in the same recordd as the upload (CPU of
    its threads other than rk-uploads and NIO's event loops; the busiest threads are printed).
-   --pattern: a full-screen rk-testwindow --counter 30, so every frame changes.
+   --pattern: an rk-testwindow --counter 30 of --pattern-size (default the whole screen) at 0,0,
+   so every frame changes.
 
   flock -o /work/coord/bench.lock scripts/benchmark-upload.py --size-mib 1024 --rounds 2 --with-recording
 Needs the rig (scripts/rig.sh start; source rig-run/env) and a release build (swift build -c release).
@@ -202,7 +203,8 @@ def main():
     ap.add_argument("--rec-rounds", type=int, default=2, help="recording rounds, each alone then with the upload (A B A B)")
     ap.add_argument("--rec-mode", choices=("foreground", "service"), default="foreground")
     ap.add_argument("--no-throughput", action="store_true", help="skip the comparison with aws s3 cp")
-    ap.add_argument("--pattern", action="store_true", help="a full-screen rk-testwindow --counter 30 (every frame changes)")
+    ap.add_argument("--pattern", action="store_true", help="an rk-testwindow --counter 30 at 0,0 (every frame changes)")
+    ap.add_argument("--pattern-size", default="1920x1080", help="its size (default: the whole 1080p screen)")
     a = ap.parse_args()
     sh([os.path.join(ROOT, "scripts/upload-servers.sh"), "start", os.environ.get("RK_UPLOAD_DIR", os.path.join(ROOT, "rig-run/uploads")), "seaweedfs"])
     work = tempfile.mkdtemp(prefix="rk-bench-upload-", dir=os.environ.get("RK_RIG_DIR", "/tmp"))
@@ -231,7 +233,7 @@ def main():
     if a.with_recording:
         pattern = None
         if a.pattern:
-            pattern = subprocess.Popen([os.path.join(a.bin, "rk-testwindow"), "--size", "1920x1080", "--position", "0,0",
+            pattern = subprocess.Popen([os.path.join(a.bin, "rk-testwindow"), "--size", a.pattern_size, "--position", "0,0",
                                         "--counter", "30", "--name", "rk-bench-pattern"], stdout=subprocess.DEVNULL)
             time.sleep(1)
         try:
