@@ -155,7 +155,7 @@ def upload_state(svc, uid):
     return u["state"], u["bytesDone"], u["bytesTotal"]
 
 
-def record(bin_dir, work, seconds, upload_file, endpoint, tag, mode):
+def record(bin_dir, work, seconds, upload_file, endpoint, tag, mode, extra=()):
     """One recording of `seconds` (30 fps, constant frame rate), with or without the upload
     running beside it. mode "foreground": `recordctl record` in its own process, its CPU from
     wait4 (the whole recording process, nothing of the upload's); mode "service": `start` in the
@@ -167,7 +167,7 @@ def record(bin_dir, work, seconds, upload_file, endpoint, tag, mode):
         summary = ""
         if mode == "foreground":
             p = subprocess.Popen([svc.ctl, "record", "--duration", str(seconds), "--output", out, "--frame-rate-mode", "constant",
-                                  "--no-upload"], env=svc.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                  "--no-upload", *extra], env=svc.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             _, status, ru = os.wait4(p.pid, 0)
             err = p.stderr.read()
             if status != 0:
@@ -176,7 +176,7 @@ def record(bin_dir, work, seconds, upload_file, endpoint, tag, mode):
             summary = next((l[l.index("recorded "):] for l in err.splitlines() if "recorded " in l), "")
             threads = {}
         else:
-            sh([svc.ctl, "start", "--output", out, "--frame-rate-mode", "constant", "--no-upload"], env=svc.env)
+            sh([svc.ctl, "start", "--output", out, "--frame-rate-mode", "constant", "--no-upload", *extra], env=svc.env)
             before = thread_cpu(svc.pid)
             time.sleep(seconds)
             after = thread_cpu(svc.pid)
@@ -205,6 +205,7 @@ def main():
     ap.add_argument("--no-throughput", action="store_true", help="skip the comparison with aws s3 cp")
     ap.add_argument("--pattern", action="store_true", help="an rk-testwindow --counter 30 at 0,0 (every frame changes)")
     ap.add_argument("--pattern-size", default="1920x1080", help="its size (default: the whole 1080p screen)")
+    ap.add_argument("--rec-args", default="", help="more options for the recording, e.g. \"--preset ultrafast\"")
     a = ap.parse_args()
     sh([os.path.join(ROOT, "scripts/upload-servers.sh"), "start", os.environ.get("RK_UPLOAD_DIR", os.path.join(ROOT, "rig-run/uploads")), "seaweedfs"])
     work = tempfile.mkdtemp(prefix="rk-bench-upload-", dir=os.environ.get("RK_RIG_DIR", "/tmp"))
@@ -240,7 +241,7 @@ def main():
             runs = []
             for i in range(a.rec_rounds):
                 for n in ("alone", "with upload"):
-                    r = record(a.bin, work, a.rec_seconds, file if n == "with upload" else None, a.endpoint, f"{n[:5]}-{i}", a.rec_mode)
+                    r = record(a.bin, work, a.rec_seconds, file if n == "with upload" else None, a.endpoint, f"{n[:5]}-{i}", a.rec_mode, a.rec_args.split())
                     r["name"] = n
                     runs.append(r)
                     up = f"; upload at the recording's end: {r['upload_at_end'][0]} {r['upload_at_end'][1] >> 20}/{r['upload_at_end'][2] >> 20} MiB" \
