@@ -140,6 +140,7 @@ let package = Package(
                 dependencies: ["RecordKitSupport", "RecordKit", "CShims",
                                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                               .product(name: "NIOPosix", package: "swift-nio"),
                                .product(name: "Crypto", package: "swift-crypto"),
                                .product(name: "XMLCoder", package: "XMLCoder")],
                 path: "Sources/RecordKitUploads"),
