@@ -73,6 +73,9 @@ package final class UploadQueue: Sendable {
             }
         }
         let thread = Thread { [self] in
+            // Named from inside: on Linux a name set before start does not reach the kernel
+            // (top, /proc/PID/task/*/comm would show "recordd").
+            Thread.current.name = "rk-uploads"
             _ = cshim_lower_thread_priority(10, 7)
             runLoop()
         }
