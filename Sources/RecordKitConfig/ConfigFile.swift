@@ -30,6 +30,8 @@ public struct ConfigFile: Sendable {
     public let metrics: MetricsSettings
     /// The `[uploads]` table.
     public let uploads: UploadSettings
+    /// The `[rtmp]` table.
+    public let rtmp: RTMPSettings
 
     /// Where the config file is: `$XDG_CONFIG_HOME/recordkit/config.toml`, else `$HOME/.config/recordkit/config.toml`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -67,6 +69,7 @@ public struct ConfigFile: Sendable {
         var hotkeys = HotkeySettings()
         var metrics = MetricsSettings()
         var uploads = UploadSettings()
+        var rtmp = RTMPSettings()
         for key in table.keys {
             if key == "uploads" {
                 guard let t = table[key]?.table else {
@@ -74,6 +77,12 @@ public struct ConfigFile: Sendable {
                 }
                 let header = lines.firstIndex { $0.trimmingCharacters(in: " \t") == "[uploads]" }.map { $0 + 1 } ?? 0
                 uploads = try UploadSettings(t, path: path) { Self.line(of: $0, in: lines, after: header) }
+            } else if key == "rtmp" {
+                guard let t = table[key]?.table else {
+                    throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): rtmp must be a table: [rtmp]")
+                }
+                let header = lines.firstIndex { $0.trimmingCharacters(in: " \t") == "[rtmp]" }.map { $0 + 1 } ?? 0
+                rtmp = try RTMPSettings(t, path: path) { Self.line(of: $0, in: lines, after: header) }
             } else if key == "metrics" {
                 guard let t = table[key]?.table else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): metrics must be a table: [metrics]")
@@ -106,7 +115,7 @@ public struct ConfigFile: Sendable {
             } else {
                 guard let setting = SettingKey(rawValue: key) else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): unknown setting \"\(key)\"; known: "
-                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks], [hotkeys], [metrics], [uploads] and [profiles.NAME]")
+                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks], [hotkeys], [metrics], [rtmp], [uploads] and [profiles.NAME]")
                 }
                 defaults[setting] = try Self.value(table[key], key: setting, path: path, line: Self.line(of: key, in: lines))
             }
@@ -117,6 +126,7 @@ public struct ConfigFile: Sendable {
         self.hotkeys = hotkeys
         self.metrics = metrics
         self.uploads = uploads
+        self.rtmp = rtmp
     }
 
     private static func settings(_ table: TOMLTable, path: String, lines: [String], after: Int, context: String) throws(ConfigError) -> [SettingKey: String] {

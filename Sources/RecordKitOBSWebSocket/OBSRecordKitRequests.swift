@@ -228,7 +228,7 @@ package final class OBSRecordKitRequests: OBSRequestHandling {
             let captured = tracks.contains { name == "Mic/Aux" ? $0.contains("mic") : $0.contains("app") }
             return .success(["inputMuted": .bool(status()?.recording != nil && !captured)])
         }
-        // The live microphone switch (the Wayland/camera issue) is not in this build: muting an
+        // The live microphone switch is not in this build: muting an
         // input of a running recording cannot be done yet.
         return .failure(.cannotAct, "RecordKit cannot mute \(name) during a recording yet; start the recording with --no-mic or --no-app-audio")
     }
