@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// How recordings, replay clips and their hooks reach uploads (issue 20, docs/UPLOADS.md): a
+/// How recordings, replay clips and their hooks reach uploads (docs/UPLOADS.md): a
 /// target that cannot work is refused before anything records; a foreground `record --upload`
 /// hands its file to the service (endpoint from `AWS_ENDPOINT_URL_S3`); replay clips upload by
 /// the config file's `[uploads] replays`; `on-saved` hooks run for each completed upload (kind
