@@ -6,7 +6,7 @@ import RecordKitControl
 /// The options of an upload shared by `upload`, `start --upload` and `save-replay --upload`
 /// (docs/UPLOADS.md). No credential is ever an option: the service reads its own.
 struct UploadFlags: ParsableArguments {
-    @Option(name: .customLong("upload-endpoint"), help: ArgumentHelp("The S3 endpoint URL (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS).", valueName: "URL"))
+    @Option(name: .customLong("upload-endpoint"), help: ArgumentHelp("The S3 endpoint URL (default: the config's [uploads] endpoint, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS).", valueName: "URL"))
     var endpoint: String?
 
     @Option(name: .customLong("upload-region"), help: ArgumentHelp("The S3 region (default: AWS_REGION, else us-east-1).", valueName: "REGION"))
