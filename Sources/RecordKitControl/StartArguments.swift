@@ -66,6 +66,9 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var splitSize: Double?
     /// Upload the recording when it stops, and each split part as it closes (docs/UPLOADS.md).
     public var upload: UploadOptions?
+    /// Where the recording's replay clips go (config `[uploads] replays = true`), unless a
+    /// `save-replay --upload` names another target; nil: clips stay local.
+    public var uploadReplays: UploadOptions?
     /// Whether an MP4 file gets its index first (`--faststart`): stop then rewrites the file.
     public var faststart: Bool = false
     /// Shell commands run after each file of the recording is final (`--on-saved`, config
@@ -112,6 +115,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
         upload = try c.decodeIfPresent(UploadOptions.self, forKey: .upload)
+        uploadReplays = try c.decodeIfPresent(UploadOptions.self, forKey: .uploadReplays)
         faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
         hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)

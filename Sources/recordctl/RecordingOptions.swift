@@ -84,6 +84,7 @@ struct RecordingOptions: ParsableArguments {
     @OptionGroup var preview: PreviewFlagOptions
     @OptionGroup var split: SplitOptions
     @OptionGroup var hooks: HookOptions
+    @OptionGroup var uploads: RecordingUploadOptions
 
     @Option(name: .customLong("extension"),
             help: ArgumentHelp("Also feed the recording to this extension (repeatable; `recordctl extensions` lists them).", valueName: "NAME"))
@@ -143,7 +144,9 @@ struct RecordingOptions: ParsableArguments {
         a.srt = srt
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         a.encoding = try encoding.effective().setupValues
-        hooks.apply(to: &a, config: try configFile().hooks)
+        let config = try configFile()
+        hooks.apply(to: &a, config: config.hooks)
+        try uploads.apply(to: &a, config: config.uploads)
         sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
