@@ -15,6 +15,7 @@ extension StartArguments {
         }
         try applySources(to: &configuration)  // issue 11
         configuration.screen.source = source
+        if micOff { configuration.mutedAtStart.insert(.audioMic) }  // issue 21: the live mic switch
         return configuration
     }
 
