@@ -32,9 +32,11 @@ package enum StillImageEncoder {
             throw MediaError("creating a scaler for a \(width)x\(height) \(format) image failed")
         }
         defer { sws_freeContext(scaler) }
-        // In: BT.709 limited range (what the recording's pictures are); out: full range (RGB, JPEG).
+        // In: BT.709 limited range (what the recording's pictures are); out: full range, and for
+        // JPEG the BT.601 matrix JFIF defines (what every decoder assumes).
         let bt709 = sws_getCoefficients(SWS_CS_ITU709)
-        _ = sws_setColorspaceDetails(scaler, bt709, 0, bt709, 1, 0, 1 << 16, 1 << 16)
+        let out = png ? bt709 : sws_getCoefficients(SWS_CS_ITU601)
+        _ = sws_setColorspaceDetails(scaler, bt709, 0, out, 1, 0, 1 << 16, 1 << 16)
         guard let image = av_frame_alloc() else { throw MediaError("allocating an image frame", code: shim_averror(ENOMEM)) }
         defer { var owned: UnsafeMutablePointer<AVFrame>? = image; av_frame_free(&owned) }
         image.pointee.format = pixelFormat.rawValue

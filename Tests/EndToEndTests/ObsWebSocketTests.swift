@@ -170,7 +170,7 @@ final class ObsWebSocketTests: EndToEndTestCase {
         XCTAssertEqual(out["png_prefix"] as? String, "data:image/png;base64,iVBORw0K", "a PNG data URI")
         XCTAssertEqual((out["jpg_prefix"] as? String)?.hasPrefix("data:image/jpg;base64,/9j/"), true, "a JPEG data URI: \(out)")
         XCTAssertEqual(out["bad_format"] as? Int, 400)
-        for (file, width, height, tolerance) in [("shot.png", 320, 180, 6.0), ("shot.jpg", 213, 120, 12.0)] {
+        for (file, width, height, tolerance) in [("shot.png", 320, 180, 6.0), ("shot.jpg", 213, 120, 8.0)] {
             let image = try decodeImage(path(file))
             XCTAssertEqual(image.width, width, file)
             XCTAssertEqual(image.height, height, file)
