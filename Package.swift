@@ -40,6 +40,9 @@ let package = Package(
     targets: [
         // MARK: SDK: what an extension author imports. Foundation only.
         .target(name: "RecordKit", path: "Sources/RecordKit"),
+        // One copy of the small system mechanisms every part needs: atomic file replacement, the
+        // videos directory and default file names, the monotonic clock. Glibc only.
+        .target(name: "RecordKitSupport", path: "Sources/RecordKitSupport"),
 
         // MARK: C modules (system libraries from Debian packages, via pkg-config).
         .systemLibrary(
@@ -63,25 +66,25 @@ let package = Package(
         .target(name: "CPipeWire", path: "Sources/CPipeWire",
                 cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])],
                 linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd")]),
-        // BGR0 -> yuv420p BT.709 in one vectorized pass (3x libswscale's time at 1080p; docs/ENCODING.md).
+        // BGR0 -> yuv420p BT.709 in one vectorized pass (0.42x libswscale's time at 1080p: docs/BENCHMARKS.md).
         .target(name: "CColorConversion", path: "Sources/CColorConversion"),
 
         // MARK: Extensions: the SDK an out-of-process extension links, and the host side.
-        .target(name: "RecordKitExtensionSDK", dependencies: ["RecordKit", "CShims"],
+        .target(name: "RecordKitExtensionSDK", dependencies: ["RecordKitSupport", "RecordKit", "CShims"],
                 path: "Sources/RecordKitExtensionSDK"),
-        .target(name: "RecordKitExtensions", dependencies: ["RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "RecordKitControl", "CShims"],
+        .target(name: "RecordKitExtensions", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "RecordKitControl", "CShims"],
                 path: "Sources/RecordKitExtensions"),
 
         // MARK: Platform parts.
-        .target(name: "RecordKitCapture", dependencies: ["RecordKit", "CX11", "CPulse", "CShims"],
+        .target(name: "RecordKitCapture", dependencies: ["RecordKitSupport", "RecordKit", "CX11", "CPulse", "CShims"],
                 path: "Sources/RecordKitCapture"),
         // The Wayland screen through the ScreenCast portal and PipeWire: a video source registered
         // as "portal" by the executables (VideoSourceRegistry), never named by the pipeline.
-        .target(name: "RecordKitPipeWire", dependencies: ["RecordKit", "RecordKitCapture", "CPipeWire"],
+        .target(name: "RecordKitPipeWire", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitCapture", "CPipeWire"],
                 path: "Sources/RecordKitPipeWire"),
-        .target(name: "RecordKitMedia", dependencies: ["RecordKit", "CFFmpeg", "CColorConversion"],
+        .target(name: "RecordKitMedia", dependencies: ["RecordKitSupport", "RecordKit", "CFFmpeg", "CColorConversion"],
                 path: "Sources/RecordKitMedia"),
-        .target(name: "RecordKitPipeline", dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl"],
+        .target(name: "RecordKitPipeline", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl"],
                 path: "Sources/RecordKitPipeline"),
 
         // MARK: The control protocol's values and its client side (issue 12): what the thin `recordctl`
@@ -98,7 +101,7 @@ let package = Package(
         // The surfaces recordd runs beside its socket (hotkeys with notifications; obs-websocket), each a
         // client of the service's one request API (LocalControlClient).
         .target(name: "RecordKitSurfaces",
-                dependencies: ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb",
+                dependencies: ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb",
                                .product(name: "Prometheus", package: "swift-prometheus")],
                 path: "Sources/RecordKitSurfaces"),
 
@@ -113,15 +116,15 @@ let package = Package(
         // and recordctl-engine).
         // It names no concrete handler: every handler comes from the catalog by name.
         .target(name: "RecordKitService",
-                dependencies: ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
+                dependencies: ["RecordKitSupport", "RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
                 path: "Sources/RecordKitService"),
 
         // MARK: Built-in upload extensions (public SDK + media for muxing).
-        .target(name: "FileUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
+        .target(name: "FileUploadExtension", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
                 path: "Extensions/FileUpload", resources: [.embedInCode("manifest.json")]),
-        .target(name: "RTMPUploadExtension", dependencies: ["RecordKit", "RecordKitMedia"],
+        .target(name: "RTMPUploadExtension", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
                 path: "Extensions/RTMPUpload", resources: [.embedInCode("manifest.json"), .embedInCode("srt-manifest.json")]),
-        .target(name: "ReplayBufferExtension", dependencies: ["RecordKit", "RecordKitMedia"],
+        .target(name: "ReplayBufferExtension", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
                 path: "Extensions/ReplayBuffer", resources: [.embedInCode("manifest.json")]),
         // The live preview and review page (issue 9): a loopback web server fed by the shared encode.
         .target(name: "PreviewExtension", dependencies: ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
@@ -134,7 +137,7 @@ let package = Package(
         // MARK: Uploads the service owns (issue 20): S3 multipart (SigV4), presigned URL PUT, tus 1.0, the
         // persistent queue. RecordKit and packages only: never capture, media or the pipeline.
         .target(name: "RecordKitUploads",
-                dependencies: ["RecordKit", "CShims",
+                dependencies: ["RecordKitSupport", "RecordKit", "CShims",
                                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                                .product(name: "Crypto", package: "swift-crypto"),
@@ -143,7 +146,7 @@ let package = Package(
 
         // MARK: The config file and profiles (kept out of recordctl, which stays a thin command line).
         .target(name: "RecordKitConfig",
-                dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
+                dependencies: ["RecordKitSupport", .product(name: "TOMLKit", package: "TOMLKit")],
                 path: "Sources/RecordKitConfig"),
 
         // MARK: Command line (issue 12: a thin client and an engine).
@@ -173,13 +176,13 @@ let package = Package(
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
         // Test support: flashes a window and beeps into a PulseAudio sink at the same instant (A/V sync tests).
-        .executableTarget(name: "rk-flashbeep", dependencies: ["CX11", "CPulse", "CShims"], path: "Sources/rk-flashbeep"),
+        .executableTarget(name: "rk-flashbeep", dependencies: ["RecordKitSupport", "CX11", "CPulse", "CShims"], path: "Sources/rk-flashbeep"),
 
         // The tutorial's example extension (docs/TUTORIAL-first-extension.md), built against the public SDK only.
         .executableTarget(name: "frame-stats", dependencies: ["RecordKitExtensionSDK"],
                           path: "Extensions/FrameStats", exclude: ["manifest.json"]),
         // Benchmark: what delivering raw frames to an out-of-process extension costs (scripts/benchmark-extension.py).
-        .executableTarget(name: "rk-extension-bench", dependencies: ["RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
+        .executableTarget(name: "rk-extension-bench", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
                           path: "Sources/rk-extension-bench"),
         // Test support: an extension that misbehaves on purpose (crash, hang, memory, garbage) or logs its calls.
         .executableTarget(name: "rk-test-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"],
@@ -203,7 +206,7 @@ let package = Package(
 
         // MARK: The fast tier: one test target per module, no display, audio server or network
         // server (`scripts/test.sh --fast` runs every `*UnitTests` target; docs/TESTING.md).
-        .testTarget(name: "PipelineUnitTests", dependencies: ["RecordKit", "RecordKitPipeline", "CShims", "HandlerTestSupport"], path: "Tests/PipelineUnitTests"),
+        .testTarget(name: "PipelineUnitTests", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitPipeline", "CShims", "HandlerTestSupport"], path: "Tests/PipelineUnitTests"),
         .testTarget(name: "MediaUnitTests",
                     dependencies: ["RecordKit", "RecordKitMedia", "RecordKitPipeline", "CColorConversion", "CFFmpeg", "MediaTestSupport"],
                     path: "Tests/MediaUnitTests"),
@@ -227,6 +230,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: [], path: "Tests/EndToEndTests"),
         // RecordKitWeb alone, over real sockets on 127.0.0.1 in process (no rig).
         .testTarget(name: "WebUnitTests", dependencies: ["RecordKitWeb"], path: "Tests/WebUnitTests"),
+        .testTarget(name: "SupportUnitTests", dependencies: ["RecordKitSupport"], path: "Tests/SupportUnitTests"),
         .testTarget(name: "UploadsUnitTests", dependencies: ["RecordKitUploads"], path: "Tests/UploadsUnitTests"),
     ]
 )

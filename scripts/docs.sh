@@ -12,7 +12,7 @@ OUT=${RK_DOCS_OUT:-$PWD/.build/docs}
 SCRATCH=()
 [ -n "${RK_SCRATCH_PATH:-}" ] && SCRATCH=(--scratch-path "$RK_SCRATCH_PATH")
 mkdir -p "$OUT"
-for target in RecordKit; do
+for target in RecordKit RecordKitExtensionSDK; do
   echo "docs: $target"
   swift package "${SCRATCH[@]}" --allow-writing-to-directory "$OUT" generate-documentation \
     --target "$target" --output-path "$OUT/$target.doccarchive" --warnings-as-errors

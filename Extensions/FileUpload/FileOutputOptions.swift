@@ -1,5 +1,6 @@
 import Glibc
 import RecordKit
+import RecordKitSupport
 
 /// What the file handler writes, and where.
 public struct FileOutputOptions: Sendable {
@@ -60,11 +61,10 @@ public struct FileOutputOptions: Sendable {
     /// so two calls a second apart differ: resolve once and keep the result.
     public func resolvedPath() -> String {
         guard let path, !path.isEmpty else {
-            let name = DefaultOutputLocation.fileName(at: time(nil), extension: container.fileExtension)
-            return DefaultOutputLocation.videosDirectory() + "/" + name
+            return VideosDirectory.path() + "/" + OutputFileName.stamped("Recording", at: time(nil), extension: container.fileExtension)
         }
         if path.hasPrefix("/") { return path }
-        if path == "~" || path.hasPrefix("~/") { return DefaultOutputLocation.homeDirectory() + String(path.dropFirst()) }
+        if path == "~" || path.hasPrefix("~/") { return VideosDirectory.homeDirectory() + String(path.dropFirst()) }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return path }
         let directory = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

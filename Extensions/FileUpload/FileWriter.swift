@@ -1,6 +1,7 @@
 import Glibc
 import RecordKit
 import RecordKitMedia
+import RecordKitSupport
 
 /// One open container file: the muxer, the stream order, the start at a key frame, and the
 /// once-a-second `fsync` that bounds what a power cut can take.
@@ -52,7 +53,7 @@ final class FileWriter {
         }
         streamIndex = Dictionary(uniqueKeysWithValues: streams.enumerated().map { ($1.0, $0) })
         syncFD = open(path, O_RDONLY | O_CLOEXEC)
-        lastSyncNs = Self.monotonicNs()
+        lastSyncNs = MonotonicClock.nanoseconds()
     }
 
     deinit { if syncFD >= 0 { close(syncFD) } }
@@ -71,7 +72,7 @@ final class FileWriter {
             throw BroadcastError(.outputFailed, "writing \(displayPath) failed: \(error.reason ?? error.message)")
         }
         hasMedia = true
-        let now = Self.monotonicNs()
+        let now = MonotonicClock.nanoseconds()
         if now - lastSyncNs >= Self.syncIntervalNs {
             lastSyncNs = now
             if syncFD >= 0, fsync(syncFD) != 0 {
@@ -113,9 +114,4 @@ final class FileWriter {
         return stat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 
-    private static func monotonicNs() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import RecordKit
 import RecordKitMedia
+import RecordKitSupport
 
 /// Turns the fragmented MP4 written while recording into a plain MP4.
 ///
@@ -36,17 +37,12 @@ enum MP4Finalizer {
             unlink(temporary)
             throw BroadcastError(.outputFailed, "finalizing \(path) failed: \(error.message); the fragmented MP4 was kept and plays as it is")
         }
-        if let failure = sync(temporary) {
+        do throws(FileSystemError) {
+            try AtomicFile.publish(temporary: temporary, as: path, replacing: true)
+        } catch {
             unlink(temporary)
-            throw BroadcastError(.outputFailed, "finalizing \(path) failed: syncing \(temporary): \(failure); the fragmented MP4 was kept and plays as it is")
+            throw BroadcastError(.outputFailed, "finalizing \(path) failed: \(error); the fragmented MP4 was kept and plays as it is")
         }
-        if rename(temporary, path) != 0 {
-            let failure = SystemError.current
-            unlink(temporary)
-            throw BroadcastError(.outputFailed, "finalizing \(path) failed: renaming \(temporary) over it: \(failure); the fragmented MP4 was kept and plays as it is")
-        }
-        // Make the rename itself durable.
-        _ = sync(PathName.directory(of: path))
     }
 
     /// Moves a finished working file to `destination`, so the destination is complete or
@@ -65,7 +61,7 @@ enum MP4Finalizer {
                 throw BroadcastError(.outputFailed, "finalizing \(destination) failed: \(error.message); the recording stays in \(working)")
             }
             if rename(working, destination) == 0 {
-                _ = sync(PathName.directory(of: destination))
+                AtomicFile.syncDirectory(containing: destination)
                 return
             }
             guard errno == EXDEV else {
@@ -95,21 +91,12 @@ enum MP4Finalizer {
                 throw BroadcastError(.outputFailed, "moving the recording to \(destination) failed: \(error.message); it stays in \(working)")
             }
         }
-        _ = sync(temporary)
-        if rename(temporary, destination) != 0 {
-            let failure = SystemError.current
+        do throws(FileSystemError) {
+            try AtomicFile.publish(temporary: temporary, as: destination, replacing: true)
+        } catch {
             unlink(temporary)
-            throw BroadcastError(.outputFailed, "moving the recording to \(destination) failed: \(failure); it stays in \(working)")
+            throw BroadcastError(.outputFailed, "moving the recording to \(destination) failed: \(error); it stays in \(working)")
         }
         unlink(working)
-        _ = sync(PathName.directory(of: destination))
-    }
-
-    /// `fsync`s the file or directory at `path`; returns the error text on failure.
-    private static func sync(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return SystemError.current }
-        defer { close(fd) }
-        return fsync(fd) == 0 ? nil : SystemError.current
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import RecordKit
 import RecordKitMedia
+import RecordKitSupport
 
 /// What the file handler writes into its working directory at start so that a later recovery
 /// knows where the working file is and where it was going: `file-recovery.json` for the part
@@ -40,14 +41,17 @@ struct RecoveryNote: Codable {
         }
     }
 
-    /// Writes the note into `directory` (durably: a recovery must find it), as `name`.
+    /// Writes the note into `directory` (durably and whole, `AtomicFile`: a recovery must find it), as `name`.
     func write(into directory: String, as name: String = RecoveryNote.fileName) throws(BroadcastError) {
         let path = directory + "/" + name
-        guard let data = try? JSONEncoder().encode(self), FileManager.default.createFile(atPath: path, contents: data) else {
-            throw BroadcastError(.outputFailed, "cannot write \(path) in the recording's working directory")
+        guard let data = try? JSONEncoder().encode(self) else {
+            throw BroadcastError(.outputFailed, "cannot encode the recovery note \(path)")
         }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 { _ = fsync(fd); close(fd) }
+        do throws(FileSystemError) {
+            try AtomicFile.write(Array(data), to: path)
+        } catch {
+            throw BroadcastError(.outputFailed, "cannot write the recovery note in the recording's working directory: \(error)")
+        }
     }
 
     /// The note `name` in `directory`, if there is a readable one.

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import RecordKit
 import RecordKitMedia
+import RecordKitSupport
 
 /// Owns the connection to one streaming destination (``StreamDestination``: FLV over RTMP or
 /// RTMPS, MPEG-TS over SRT), on a thread of its own (not Swift concurrency): connects, writes,
@@ -166,10 +167,10 @@ final class RTMPSender: @unchecked Sendable {
             lastError = failure.summary
             if !everLive { return fail(endpoint.firstConnectionError(failure)) }
             if stopRequested(.drain) { return end(.finished) }
-            if attempt == 0 { lostAt = Self.now() }
+            if attempt == 0 { lostAt = MonotonicClock.seconds() }
             if attempt >= options.reconnect.maxAttempts {
                 setPhase(.gaveUp)
-                return fail(endpoint.gaveUpError(failure, attempts: attempt, seconds: Self.now() - lostAt))
+                return fail(endpoint.gaveUpError(failure, attempts: attempt, seconds: MonotonicClock.seconds() - lostAt))
             }
             attempt += 1
         }
@@ -182,7 +183,7 @@ final class RTMPSender: @unchecked Sendable {
             return .failure(RTMPFailure(reason: .unknownHost(why)))
         }
         _ = FFmpegLog.takeCaptured()
-        let started = Self.now()
+        let started = MonotonicClock.seconds()
         interrupt.setDeadline(secondsFromNow: options.connectTimeoutSeconds)
         defer { interrupt.clearDeadline() }
         do {
@@ -192,7 +193,7 @@ final class RTMPSender: @unchecked Sendable {
             let log = FFmpegLog.takeCaptured()
             let timedOut = error.isInterrupted && !interrupt.isAborted
             return .failure(endpoint.connectFailure(error, log: log, timedOut: timedOut, timeout: options.connectTimeoutSeconds,
-                                                    elapsed: Self.now() - started))
+                                                    elapsed: MonotonicClock.seconds() - started))
         }
     }
 
@@ -245,6 +246,7 @@ final class RTMPSender: @unchecked Sendable {
                 interrupt.setDeadline(secondsFromNow: options.writeTimeoutSeconds)
                 try? muxer.finish()
                 interrupt.clearDeadline()
+                _ = waitForStop(seconds: endpoint.secondsToKeepOpenAfterLastPacket, unless: .now)
                 return .stopped
             case .packet(let entry):
                 guard let index = streamIndex[entry.sample.type],
@@ -295,18 +297,19 @@ final class RTMPSender: @unchecked Sendable {
         }
     }
 
-    /// Sleeps `seconds` (reporting status each second); true when a stop was requested meanwhile.
-    private func waitForStop(seconds: Double) -> Bool {
-        let deadline = Self.now() + seconds
+    /// Sleeps `seconds` (reporting status each second); true when a stop of at least `level`
+    /// was requested meanwhile.
+    private func waitForStop(seconds: Double, unless level: StopRequest = .drain) -> Bool {
+        guard seconds > 0 else { return stopRequested(level) }
+        let deadline = MonotonicClock.seconds() + seconds
         while true {
             condition.lock()
-            let stop = stopRequest != .none
-            let remaining = deadline - Self.now()
-            if !stop, remaining > 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: min(remaining, 1))) }
-            let stopNow = stopRequest != .none
+            let remaining = deadline - MonotonicClock.seconds()
+            if stopRequest < level, remaining > 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: min(remaining, 1))) }
+            let stopNow = stopRequest >= level
             condition.unlock()
             if stopNow { return true }
-            if Self.now() >= deadline { return false }
+            if MonotonicClock.seconds() >= deadline { return false }
             tick()
         }
     }
@@ -364,7 +367,7 @@ final class RTMPSender: @unchecked Sendable {
 
     /// Publishes the counters when a second has passed since the last time.
     private func tick() {
-        let now = Self.now()
+        let now = MonotonicClock.seconds()
         guard now - lastTick >= 1 else { return }
         let bytes = bytesSent
         if phase == .live, lastTick > 0 {
@@ -385,9 +388,4 @@ final class RTMPSender: @unchecked Sendable {
         context.publish(serviceInfo: info)
     }
 
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
 }

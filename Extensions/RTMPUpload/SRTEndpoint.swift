@@ -40,6 +40,16 @@ struct SRTEndpoint: StreamDestination, CustomStringConvertible {
     /// MPEG-TS, flushed per packet: SRT carries 7 TS packets (1316 bytes) per datagram.
     var container: (name: String, options: [String: String]) { ("mpegts", ["flush_packets": "1"]) }
 
+    /// An SRT receiver holds every packet for its latency (TSBPD) and stops delivering as soon
+    /// as the caller closes (Haivision/srt#2760; `SRTO_LINGER` does not apply in live mode), so
+    /// a stream closed right after its last packet loses its last `latency` at the receiver.
+    /// The sender therefore waits twice the latency (libsrt's 120 ms unless the URL says) plus
+    /// 0.3 s for the send buffer, at most 5 s, before it closes.
+    var secondsToKeepOpenAfterLastPacket: Double {
+        let latencyMicroseconds = parameters.last { $0.name == "latency" }.flatMap { Int64($0.value) } ?? 120_000
+        return min(5, 2 * Double(max(0, latencyMicroseconds)) / 1_000_000 + 0.3)
+    }
+
     /// The passphrase, when one is given.
     var passphrase: String? { parameters.last { $0.name == "passphrase" }?.value }
 

@@ -20,6 +20,9 @@ protocol StreamDestination: Sendable {
     var ffmpegOptions: [String: String] { get }
     /// The libavformat muxer (`flv`, `mpegts`) and its options.
     var container: (name: String, options: [String: String]) { get }
+    /// How long to keep the connection open after the last packet of a drained stream, so
+    /// that the receiver delivers what it still holds (0: close at once).
+    var secondsToKeepOpenAfterLastPacket: Double { get }
 
     /// Classifies a failed connection attempt; `elapsed` is how long it took.
     func connectFailure(_ error: MediaError, log: [String], timedOut: Bool, timeout: Double, elapsed: Double) -> RTMPFailure
@@ -30,6 +33,9 @@ protocol StreamDestination: Sendable {
 }
 
 extension RTMPEndpoint: StreamDestination {
+    /// TCP delivers what was written before the close.
+    var secondsToKeepOpenAfterLastPacket: Double { 0 }
+
     var container: (name: String, options: [String: String]) {
         ("flv", ["flvflags": "no_duration_filesize", "flush_packets": "1"])
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import RecordKit
+import RecordKitSupport
 import Synchronization
 
 /// The built-in replay buffer: keeps the last ``ReplayBufferOptions/seconds`` of the recording's
@@ -214,7 +215,7 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
                 completion(.failure(BroadcastError(.outputFailed, "the replay buffer holds no video yet; nothing was saved")))
                 return
             }
-            let folder = directory ?? ReplayClipWriter.videosDirectory()
+            let folder = directory ?? VideosDirectory.path()
             if path == nil { mkdir(folder, 0o755) }  // the videos directory may not exist yet
             let target = path ?? ReplayClipWriter.defaultPath(in: folder)
             do throws(BroadcastError) {

@@ -1,10 +1,11 @@
 import Glibc
 import RecordKit
 import RecordKitMedia
+import RecordKitSupport
 
 /// Writes a ``ReplayClip`` to a plain MP4, through a hidden temporary file beside the
-/// destination, `fsync` and `rename`, so the destination is complete or absent. The index goes
-/// at the end, as libavformat writes it: the clip's media is written once (with `+faststart` it
+/// destination that `AtomicFile` publishes (`fsync`, `rename`, the directory `fsync`ed), so the
+/// destination is complete or absent. The index goes at the end, as libavformat writes it: the clip's media is written once (with `+faststart` it
 /// would be written a second time to move the index first).
 enum ReplayClipWriter {
     /// Writes `clip` with `streams` (in file order) to `path`. Throws
@@ -32,38 +33,17 @@ enum ReplayClipWriter {
             unlink(temporary)
             throw BroadcastError(.outputFailed, "saving the replay to \(path) failed: \(error.reason ?? error.message)")
         }
-        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 { _ = fsync(fd); close(fd) }
-        if rename(temporary, path) != 0 {
-            let reason = String(cString: strerror(errno))
+        do throws(FileSystemError) {
+            try AtomicFile.publish(temporary: temporary, as: path, replacing: true)
+        } catch {
             unlink(temporary)
-            throw BroadcastError(.outputFailed, "saving the replay to \(path) failed: renaming \(temporary): \(reason)")
+            throw BroadcastError(.outputFailed, "saving the replay to \(path) failed: \(error)")
         }
     }
 
     /// `Replay 2025-05-01 at 14.03.22.mp4` in `directory` (local time), with ` (2)`, ` (3)`, …
     /// when that name is taken.
     static func defaultPath(in directory: String) -> String {
-        var seconds = time(nil)
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let stem = "\(directory)/Replay \(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) at "
-            + "\(two(parts.tm_hour)).\(two(parts.tm_min)).\(two(parts.tm_sec))"
-        var candidate = stem + ".mp4"
-        var n = 2
-        var info = stat()
-        while stat(candidate, &info) == 0 {
-            candidate = stem + " (\(n)).mp4"
-            n += 1
-        }
-        return candidate
-    }
-
-    /// The videos directory: `$XDG_VIDEOS_DIR` when absolute, else `$HOME/Videos`.
-    static func videosDirectory() -> String {
-        if let value = getenv("XDG_VIDEOS_DIR").map({ String(cString: $0) }), value.hasPrefix("/") { return value }
-        let home = getenv("HOME").map { String(cString: $0) } ?? "/"
-        return (home.hasSuffix("/") ? String(home.dropLast()) : home) + "/Videos"
+        OutputFileName.unused("Replay", in: directory, at: time(nil), extension: "mp4")
     }
 }

@@ -1,7 +1,7 @@
 // BGR0 -> yuv420p (BT.709, limited range) without libswscale's general machinery: one pass over
 // the picture, written so that clang vectorizes it (the same C body is compiled three times, for
-// AVX-512, AVX2 and the baseline, and picked at run time). About 3x faster than sws_scale for
-// 1080p on this machine's CPUs; see docs/ENCODING.md ("Colour conversion").
+// AVX-512, AVX2 and the baseline, and picked at run time). It takes 0.42x sws_scale's time
+// for 1080p on this machine's CPUs (scripts/color-conversion-cost.sh; docs/BENCHMARKS.md).
 #include "color_conversion.h"
 
 // Fixed-point coefficients: luma in 1/32768, chroma on sums of 16 samples (8 weights x 2 pixels).

@@ -16,12 +16,6 @@
 #include <sys/syscall.h>
 #include <malloc.h>
 
-uint64_t cshim_monotonic_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int cshim_sleep_until_ns(uint64_t deadline_ns) {
     struct timespec ts = { .tv_sec = (time_t)(deadline_ns / 1000000000ull),
                            .tv_nsec = (long)(deadline_ns % 1000000000ull) };

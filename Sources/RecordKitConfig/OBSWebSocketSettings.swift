@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RecordKitSupport
 import TOMLKit
 
 /// The obs-websocket server's settings, kept in the private config file
@@ -82,7 +83,7 @@ public struct OBSWebSocketSettings: Sendable, Equatable {
         }
     }
 
-    /// Writes the settings to `path` atomically with mode 0600 (a temporary file renamed into place).
+    /// Writes the settings to `path` atomically with mode 0600 (`AtomicFile`).
     public func save(to path: String = OBSWebSocketSettings.privatePath()) throws(ConfigError) {
         let directory = (path as NSString).deletingLastPathComponent
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
@@ -91,17 +92,10 @@ public struct OBSWebSocketSettings: Sendable, Equatable {
         var text = "# RecordKit's private settings (secrets): keep this file mode 600.\n[obs-websocket]\nenabled = \(enabled)\nport = \(port)\npassword = \"\(Self.quote(password))\"\n"
         if let streamURL { text += "stream-url = \"\(Self.quote(streamURL))\"\n" }
         if let recordDirectory { text += "record-directory = \"\(Self.quote(recordDirectory))\"\n" }
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ConfigError("cannot write \(temporary): \(String(cString: strerror(errno)))") }
-        fchmod(fd, 0o600)
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
-        close(fd)
-        guard written == bytes.count, rename(temporary, path) == 0 else {
-            unlink(temporary)
-            throw ConfigError("cannot write \(path): \(String(cString: strerror(errno)))")
+        do throws(FileSystemError) {
+            try AtomicFile.write(Array(text.utf8), to: path)
+        } catch {
+            throw ConfigError("cannot save the settings: \(error)")
         }
     }
 

@@ -7,7 +7,7 @@ import CFFmpeg
 /// When the input, rounded down to even dimensions, already has the output size (the usual case:
 /// no resizing), the odd last column or row is cropped and the picture goes through
 /// `rk_bgr0_to_yuv420p_bt709` (CColorConversion): libswscale's picture for SWS_BILINEAR within 1
-/// per sample, in a third of its time at 1080p. Resizing goes through an owned `SwsContext`
+/// per sample, in 0.42x its time at 1080p. Resizing goes through an owned `SwsContext`
 /// (bicubic, as ffmpeg), freed on deinit.
 final class FrameScaler {
     /// The input width this scaler was made for.

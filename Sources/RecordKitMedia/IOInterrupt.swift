@@ -1,4 +1,5 @@
 import Glibc
+import RecordKitSupport
 import Synchronization
 
 /// Bounds the blocking network I/O of a ``NetworkOutput``: another thread can abort it at once,
@@ -27,7 +28,7 @@ public final class IOInterrupt: Sendable {
 
     /// Interrupts blocking calls that are still running `seconds` from now.
     public func setDeadline(secondsFromNow seconds: Double) {
-        let now = IOInterrupt.monotonicNanoseconds()
+        let now = MonotonicClock.nanoseconds()
         deadline.store(now + UInt64(max(0, seconds) * 1e9), ordering: .releasing)
     }
 
@@ -37,15 +38,10 @@ public final class IOInterrupt: Sendable {
     /// Whether a deadline is set and has passed.
     public var deadlinePassed: Bool {
         let limit = deadline.load(ordering: .acquiring)
-        return limit != 0 && IOInterrupt.monotonicNanoseconds() >= limit
+        return limit != 0 && MonotonicClock.nanoseconds() >= limit
     }
 
     /// What libavformat's interrupt callback answers: stop waiting.
     var shouldInterrupt: Bool { isAborted || deadlinePassed }
 
-    static func monotonicNanoseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-    }
 }

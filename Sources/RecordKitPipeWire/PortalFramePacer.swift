@@ -1,6 +1,7 @@
 import Glibc
 import RecordKit
 import RecordKitCapture
+import RecordKitSupport
 
 /// The pacing thread of a ``PortalScreenCapture``: on each tick of the capture clock (1/fps, on
 /// absolute `CLOCK_MONOTONIC` deadlines) it delivers the newest picture PipeWire brought, or a
@@ -23,7 +24,7 @@ struct PortalFramePacer: Sendable {
     func run(deliver: @Sendable (CapturedFrame) -> Void, onEnd: (@Sendable (CaptureError) -> Void)?) {
         defer { portal.close() }
         let period = UInt64(1_000_000_000 / framesPerSecond)
-        var next = monotonicNs()
+        var next = MonotonicClock.nanoseconds()
         var origin: UInt64?
         var lastSlot: Int64 = -1
         var last: MediaBuffer?
@@ -40,7 +41,7 @@ struct PortalFramePacer: Sendable {
                 onEnd?(CaptureError(.portalError, "the portal's screen cast ended: \(reason)"))
                 return
             }
-            let now = monotonicNs()
+            let now = MonotonicClock.nanoseconds()
             if origin == nil, now > firstFrameDeadline {
                 onEnd?(CaptureError(.portalError, "the portal's screen cast sent no frame within 10 s (is WirePlumber linking the stream?)"))
                 return
@@ -76,19 +77,13 @@ struct PortalFramePacer: Sendable {
                 }
             }
             next += period
-            let after = monotonicNs()
+            let after = MonotonicClock.nanoseconds()
             if after > next + period {
                 let skipped = (after - next) / period
                 next += skipped * period
                 counters.update { $0.lateTicks += Int64(skipped) }
             }
         }
-    }
-
-    private func monotonicNs() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     private func sleep(until deadline: UInt64) {

@@ -1,4 +1,5 @@
 import Glibc
+import RecordKitSupport
 
 /// Where the ScreenCast portal's restore token is kept between recordings, so that the next
 /// recording starts without asking the user again: `$XDG_STATE_HOME/recordkit/portal-restore-token`
@@ -29,15 +30,7 @@ struct RestoreTokenStore {
     func save(_ token: String) {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         makeDirectories(directory)
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return }
-        fchmod(fd, 0o600)
-        let bytes = Array((token + "\n").utf8)
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
-        close(fd)
-        if written == bytes.count { rename(temporary, path) } else { unlink(temporary) }
+        try? AtomicFile.write(Array((token + "\n").utf8), to: path)
     }
 
     private func makeDirectories(_ directory: String) {

@@ -20,8 +20,3 @@ final class ActiveRecording: @unchecked Sendable {
         self.upload = upload
     }
 }
-
-/// Lets the recorder's event callback, made before the recording exists, find it.
-final class ActiveBox: @unchecked Sendable {
-    var active: ActiveRecording?
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RecordKitSupport
 
 /// Moves a finished recording to where `stop --output` asked, atomically: the destination
 /// either does not exist or is the complete file, never a part of it, also across file systems
@@ -67,8 +68,8 @@ enum OutputDelivery {
         unlink(source)
     }
 
-    /// Copies into a temporary file beside `destination`, fsyncs it, then links (no replace) or
-    /// renames (replace) it into place and fsyncs the directory.
+    /// Copies into a temporary file beside `destination`, which `AtomicFile` publishes: fsynced,
+    /// then linked (no replace) or renamed (replace) into place, the directory fsynced.
     private static func copyAcrossFileSystems(_ source: String, to destination: String, overwrite: Bool, kept: String) throws(ControlError) {
         let directory = (destination as NSString).deletingLastPathComponent
         let name = (destination as NSString).lastPathComponent
@@ -101,22 +102,16 @@ enum OutputDelivery {
             }
         }
         fchmod(out, 0o644 & ~currentUmask())
-        guard fsync(out) == 0 else { throw fail("flushing") }
         closed = true
         close(out)
-        if overwrite {
-            guard rename(temporary, destination) == 0 else { throw fail("renaming into place") }
-        } else {
-            guard link(temporary, destination) == 0 else {
-                let exists = errno == EEXIST
-                unlink(temporary)
-                throw ControlError(.cannotCreateOutput, exists ? "\(destination) already exists (created meanwhile); add --overwrite to replace it" + kept
-                                                               : "cannot link the copy into place at \(destination): \(String(cString: strerror(errno)))" + kept)
-            }
+        do throws(FileSystemError) {
+            try AtomicFile.publish(temporary: temporary, as: destination, replacing: overwrite)
+        } catch {
             unlink(temporary)
+            throw ControlError(.cannotCreateOutput, error.code == EEXIST && !overwrite
+                               ? "\(destination) already exists (created meanwhile); add --overwrite to replace it" + kept
+                               : "cannot copy the recording to \(destination): \(error)" + kept)
         }
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 { fsync(dirFD); close(dirFD) }
     }
 
     private static func currentUmask() -> mode_t {

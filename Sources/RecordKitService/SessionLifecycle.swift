@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import RecordKit
 import RecordKitExtensions
+import RecordKitSupport
 import Synchronization
 
 /// The recording the service owns, from `start` to its conclusion: its session directory and
@@ -68,11 +69,11 @@ final class SessionLifecycle: @unchecked Sendable {
         if let upload = args.upload { try RecordingService.validate(upload) }
         let id = SessionStore.newID()
         let directory = try store.createDirectory(of: id)
-        let box = ActiveBox()
+        let box = LateBound<ActiveRecording>()
         let session: RecordingSession
         do throws(ControlError) {
             session = try RecordingSession(arguments: args, builtins: builtins, workingDirectory: directory + "/handlers") { [weak self] event in
-                guard let self, let active = box.active else { return }
+                guard let self, let active = box.current else { return }
                 self.recorderEvent(event, of: active)
             }
         } catch {
@@ -83,7 +84,7 @@ final class SessionLifecycle: @unchecked Sendable {
         let journal = SessionJournal(id: id, state: "starting", startedAt: RecordingService.now(), pid: getpid(), handlers: session.handlers)
         try store.write(journal)
         let active = ActiveRecording(id: id, journal: journal, session: session, hooks: makeHooks(args, recordingId: id), upload: args.upload)
-        box.active = active
+        box.bind(active)
         do throws(ControlError) {
             try session.start()
         } catch {

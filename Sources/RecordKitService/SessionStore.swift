@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RecordKitSupport
 
 /// The session directories under `$XDG_STATE_HOME/recordkit/sessions/`: one per recording, with
 /// its journal and the file being written. Stop moves the result out and removes the directory;
@@ -38,19 +39,17 @@ public struct SessionStore: Sendable {
         return dir
     }
 
-    /// Rewrites a journal atomically (write, fsync, rename).
+    /// Rewrites a journal atomically (`AtomicFile`: write, fsync, rename, directory fsync).
     public func write(_ journal: SessionJournal) throws(ControlError) {
         let dir = directory(of: journal.id)
-        let tmp = dir + "/.journal.json.tmp", final = dir + "/journal.json"
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(journal) else { throw ControlError(.failed, "cannot encode the journal") }
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ControlError(.failed, "cannot write \(tmp): \(String(cString: strerror(errno)))") }
-        _ = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
-        Glibc.close(fd)
-        guard rename(tmp, final) == 0 else { throw ControlError(.failed, "cannot rename \(tmp): \(String(cString: strerror(errno)))") }
+        do throws(FileSystemError) {
+            try AtomicFile.write(Array(data), to: dir + "/journal.json")
+        } catch {
+            throw ControlError(.failed, "cannot save the session journal: \(error)")
+        }
     }
 
     /// Every journal found, in id order.

@@ -15,7 +15,7 @@ extension StartArguments {
         }
         try applySources(to: &configuration)  // issue 11
         configuration.screen.source = source
-        if micOff { configuration.mutedAtStart.insert(.audioMic) }  // issue 21: the live mic switch
+        if micOff { configuration.mutedAtStart.insert(.audioMic) }  // the live mic switch, off from the start
         return configuration
     }
 

@@ -3,6 +3,7 @@ import RecordKitConfig
 import RecordKitControl
 import RecordKitOBSWebSocket
 import RecordKitService
+import RecordKitSupport
 import Synchronization
 
 /// The control surfaces `recordd` runs beside its socket, each a client of the service's one
@@ -102,7 +103,7 @@ package final class ControlSurfaces: Sendable {
             if old?.enabled == true { log("obs-websocket: off") }
             return
         }
-        let recording = OBSRecordingSettings(recordDirectory: settings.recordDirectory ?? Self.videosDirectory(), streamURL: settings.streamURL,
+        let recording = OBSRecordingSettings(recordDirectory: settings.recordDirectory ?? VideosDirectory.path(), streamURL: settings.streamURL,
                                              onSaved: hooks.onSaved, hookTimeout: hooks.timeout)
         let next = OBSWebSocketServer(control: LocalControlClient(service: service), password: settings.password, settings: recording, log: log)
         do {
@@ -116,13 +117,5 @@ package final class ControlSurfaces: Sendable {
         } catch {
             log("obs-websocket: cannot listen on 127.0.0.1:\(settings.port): \(error); choose another port: recordctl obs-websocket enable --port N")
         }
-    }
-
-    /// Where `StartRecord` writes when the private config names no directory: `$XDG_VIDEOS_DIR`,
-    /// else `~/Videos` (the file extension's own default also reads user-dirs.dirs).
-    static func videosDirectory() -> String {
-        let env = ProcessInfo.processInfo.environment
-        if let v = env["XDG_VIDEOS_DIR"], v.hasPrefix("/") { return v }
-        return (env["HOME"] ?? NSHomeDirectory()) + "/Videos"
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RecordKitSupport
 
 /// The persistent queue: one JSON file per upload in a directory private to the user
 /// (`$XDG_STATE_HOME/recordkit/uploads/ID.json`), each replaced atomically (write a temporary
@@ -32,13 +33,11 @@ package struct UploadJournal: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(record) else { throw UploadError(.permanent, "cannot encode upload \(record.id)") }
-        let final = path(of: record.id)
-        let temp = final + ".tmp"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw UploadError(.permanent, "cannot write \(temp): \(String(cString: strerror(errno)))") }
-        let ok = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) == $0.count } && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(temp, final) == 0 else { throw UploadError(.permanent, "cannot write \(final): \(String(cString: strerror(errno)))") }
+        do throws(FileSystemError) {
+            try AtomicFile.write(Array(data), to: path(of: record.id))
+        } catch {
+            throw UploadError(.permanent, "cannot save upload \(record.id) in the journal: \(error)")
+        }
     }
 
     /// Every record in the journal (unreadable files are skipped and named in `problems`).

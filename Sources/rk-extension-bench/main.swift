@@ -15,6 +15,7 @@ import RecordKit
 import RecordKitCapture
 import RecordKitExtensions
 import RecordKitPipeline
+import RecordKitSupport
 import Synchronization
 
 /// The in-process baseline: the same touch as the fixture's `mode=touch`.
@@ -70,12 +71,12 @@ default:
 let configuration = RecordingConfiguration(screen: ScreenCaptureConfiguration(framesPerSecond: fps), appAudio: nil, micAudio: nil)
 let recorder = Recorder(configuration: configuration, handlers: [handler])
 let cpuBefore = processCPUSeconds()
-let wallBefore = cshim_monotonic_ns()
+let wallBefore = MonotonicClock.nanoseconds()
 try recorder.start()
 Thread.sleep(forTimeInterval: duration)
 let status = recorder.status
 let snapshot = recorder.stop().first!
-let wall = Double(cshim_monotonic_ns() - wallBefore) / 1e9
+let wall = Double(MonotonicClock.nanoseconds() - wallBefore) / 1e9
 let cpu = processCPUSeconds() - cpuBefore
 let info = snapshot.serviceInfo
 let delivered = Double(snapshot.statistics.delivered)

@@ -12,6 +12,7 @@ import CShims
 import CX11
 import Foundation
 import Glibc
+import RecordKitSupport
 import Synchronization
 
 func fail(_ message: String, _ code: Int32) -> Never {
@@ -115,17 +116,17 @@ Thread.detachNewThread {
         if at == 0 { usleep(1000); continue }
         _ = cshim_sleep_until_ns(at)
         fill(flashWhite)
-        say("beep \(Double(cshim_monotonic_ns()) / 1e9)")
+        say("beep \(Double(MonotonicClock.nanoseconds()) / 1e9)")
         _ = cshim_sleep_until_ns(at + 100_000_000)
         fill(flashBlack)
     }
 }
 
 let periodNs = UInt64(every * 1e9)
-var nextBeep = cshim_monotonic_ns() + 1_000_000_000
+var nextBeep = MonotonicClock.nanoseconds() + 1_000_000_000
 var beepLeft = 0  // chunks of the current beep still to write
 while true {
-    let now = cshim_monotonic_ns()
+    let now = MonotonicClock.nanoseconds()
     if beepLeft == 0 && now >= nextBeep {
         nextBeep += periodNs
         // The beep's first sample plays after everything already queued: the reported latency.

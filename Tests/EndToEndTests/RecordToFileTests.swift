@@ -88,7 +88,11 @@ final class RecordToFileTests: EndToEndTestCase {
         let w = try window(size: (640, 480), position: (100, 100), color: windowColour)
         let out = path("killed.mp4")
         let p = try rc.start(["--window", w.id, "--duration", "60", "--output", out])
-        Thread.sleep(forTimeInterval: 4)
+        // Four seconds of recording, counted from its first fragment on disk (about one second
+        // in), not from the command: on a loaded machine the start alone can take a second more.
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while FileWriterProbe.size(of: out) == 0, p.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        Thread.sleep(forTimeInterval: 3)
         XCTAssertTrue(p.isRunning, "recordctl ended before it was killed: \(p.wait(timeout: 1))")
         p.send(SIGKILL)
         let r = p.wait(timeout: 10)
@@ -218,5 +222,12 @@ final class RecordToFileTests: EndToEndTestCase {
         XCTAssertTrue(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
                       "nothing on stdout when nothing was recorded: \(r)", file: file, line: line)
         XCTAssertEqual(directoryListing(workDir), before, "stray files left behind", file: file, line: line)
+    }
+}
+
+/// The size of a file being written (0 while it is missing or empty).
+private enum FileWriterProbe {
+    static func size(of path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 }

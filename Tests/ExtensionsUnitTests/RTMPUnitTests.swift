@@ -147,10 +147,17 @@ final class RTMPUnitTests: XCTestCase {
         queue.push(audioPacket(ms: 20))
         queue.push(videoPacket(ms: 33, key: true))
         queue.push(audioPacket(ms: 40))
-        XCTAssertEqual(queue.startSession(), 3)
+        XCTAssertEqual(queue.dropped, 3, "nothing before the first key frame is taken")
+        XCTAssertEqual(queue.startSession(), 0)
         XCTAssertEqual(queue.popFirst()?.isKeyFrame, true)
         XCTAssertEqual(queue.popFirst()?.isVideo, false)
+        queue.push(videoPacket(ms: 66, key: false))
+        queue.push(audioPacket(ms: 60))
+        queue.push(videoPacket(ms: 100, key: true))
+        XCTAssertEqual(queue.startSession(), 2, "a new connection starts at the next key frame")
+        XCTAssertEqual(queue.popFirst()?.isKeyFrame, true)
         XCTAssertNil(queue.popFirst())
+        XCTAssertEqual(queue.dropped, 5)
     }
 
     // MARK: FLV timestamps

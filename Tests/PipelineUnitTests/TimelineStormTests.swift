@@ -1,6 +1,6 @@
+import RecordKitSupport
 import XCTest
 import Synchronization
-import CShims
 @testable import RecordKitPipeline
 
 /// The timeline's arithmetic is total: no order or timing of start, pause and resume traps
@@ -49,20 +49,20 @@ final class TimelineStormTests: XCTestCase {
 
     func testAPauseResumeStormFromSeveralThreadsAgainstLiveCaptureNeverTraps() {
         let t = Timeline(quantumNs: 33_333_333)
-        t.start(at: cshim_monotonic_ns())
-        let deadline = cshim_monotonic_ns() + 2_000_000_000
+        t.start(at: MonotonicClock.nanoseconds())
+        let deadline = MonotonicClock.nanoseconds() + 2_000_000_000
         let last = Mutex<Int64>(-1)
         let regressions = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
-            while cshim_monotonic_ns() < deadline {
+            while MonotonicClock.nanoseconds() < deadline {
                 switch worker {
-                case 0: t.pause(at: cshim_monotonic_ns())
-                case 1: t.resume(at: cshim_monotonic_ns())
+                case 0: t.pause(at: MonotonicClock.nanoseconds())
+                case 1: t.resume(at: MonotonicClock.nanoseconds())
                 case 2:
-                    if let b = t.broadcastTime(ofCapture: cshim_monotonic_ns()) {
+                    if let b = t.broadcastTime(ofCapture: MonotonicClock.nanoseconds()) {
                         last.withLock { l in if b < l { regressions.withLock { $0 += 1 } }; l = max(l, b) }
                     }
-                default: XCTAssertGreaterThanOrEqual(t.now(cshim_monotonic_ns()), 0)
+                default: XCTAssertGreaterThanOrEqual(t.now(MonotonicClock.nanoseconds()), 0)
                 }
             }
         }

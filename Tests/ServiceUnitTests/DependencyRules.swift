@@ -26,25 +26,27 @@ struct DependencyRules {
     /// system (Foundation, Glibc, Dispatch, Synchronization) and the packages named here.
     static let allowed: [String: Set<String>] = [
         "RecordKit": [],
-        "RecordKitCapture": ["RecordKit", "CX11", "CPulse", "CShims"],
-        "RecordKitMedia": ["RecordKit", "CFFmpeg", "CColorConversion"],
+        // Atomic files, the videos directory, the monotonic clock: Glibc only, usable by every part.
+        "RecordKitSupport": [],
+        "RecordKitCapture": ["RecordKitSupport", "RecordKit", "CX11", "CPulse", "CShims"],
+        "RecordKitMedia": ["RecordKitSupport", "RecordKit", "CFFmpeg", "CColorConversion"],
         // The Wayland screen (ScreenCast portal + PipeWire): a video source the executables register.
-        "RecordKitPipeWire": ["RecordKit", "RecordKitCapture", "CPipeWire"],
+        "RecordKitPipeWire": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "CPipeWire"],
         // RecordKitControl: the control protocol's values (the recorder's status, extension requests) travel in it.
-        "RecordKitPipeline": ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl", "CShims"],
-        "RecordKitExtensionSDK": ["RecordKit", "CShims"],
-        "RecordKitExtensions": ["RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "RecordKitControl", "CShims"],
-        "FileUploadExtension": ["RecordKit", "RecordKitMedia"],
-        "ReplayBufferExtension": ["RecordKit", "RecordKitMedia"],
-        "RTMPUploadExtension": ["RecordKit", "RecordKitMedia"],
+        "RecordKitPipeline": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl", "CShims"],
+        "RecordKitExtensionSDK": ["RecordKitSupport", "RecordKit", "CShims"],
+        "RecordKitExtensions": ["RecordKitSupport", "RecordKit", "RecordKitExtensionSDK", "RecordKitPipeline", "RecordKitControl", "CShims"],
+        "FileUploadExtension": ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
+        "ReplayBufferExtension": ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
+        "RTMPUploadExtension": ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
         // The preview's web server: RecordKitWeb (issue 24), the one server of every loopback surface.
         "PreviewExtension": ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
         // The service links no handler: the executables hand it the built-ins (`BuiltinExtension`s).
-        "RecordKitService": ["RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
+        "RecordKitService": ["RecordKitSupport", "RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
         // Uploads the service owns (issue 20): RecordKit and packages only, never capture, media or the pipeline.
-        "RecordKitUploads": ["RecordKit", "CShims", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "Crypto", "XMLCoder"],
+        "RecordKitUploads": ["RecordKitSupport", "RecordKit", "CShims", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "Crypto", "XMLCoder"],
         // The thin command line (issue 12) and what it links; the engine runs the in-process verbs.
         "RecordKitControl": ["CShims"],
         // obs-websocket 5's protocol layer: the control values and SHA-256; no FFmpeg, X11 or PulseAudio.
@@ -55,18 +57,18 @@ struct DependencyRules {
         // They register the sources beyond X11 and PulseAudio (VideoSourceRegistry) the same way.
         "recordctl-engine": ["RecordKitService", "RecordCtlSupport", "RecordKitBuiltins", "RecordKitPipeWire",
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
-        "RecordKitConfig": ["TOMLKit"],
+        "RecordKitConfig": ["RecordKitSupport", "TOMLKit"],
         "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire"],
         // Control surfaces (issue 22): clients of the service's request API; hotkeys grab keys on X11 through capture's display code.
-        "RecordKitSurfaces": ["RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],
+        "RecordKitSurfaces": ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],
         // C modules: the system only.
         "CFFmpeg": [], "CX11": [], "CPulse": [], "CShims": [], "CColorConversion": [], "CPipeWire": [],
         // Tools: the tutorial's extension, test fixtures, benchmarks, fuzz targets.
         "frame-stats": ["RecordKitExtensionSDK"],
         "rk-test-extension": ["RecordKit", "RecordKitExtensionSDK"],
         "rk-testwindow": ["CX11"],
-        "rk-flashbeep": ["CX11", "CPulse", "CShims"],
-        "rk-extension-bench": ["RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
+        "rk-flashbeep": ["RecordKitSupport", "CX11", "CPulse", "CShims"],
+        "rk-extension-bench": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
         "rk-fuzz-control": ["RecordKitControl"],  // the parser alone: no FFmpeg, X11 or PulseAudio
         "rk-fuzz-extension": ["RecordKit", "RecordKitExtensionSDK"],
         "rk-fuzz-web": ["RecordKitWeb", "NIOCore", "NIOEmbedded"],  // the web server alone, on an EmbeddedChannel

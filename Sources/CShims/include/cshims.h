@@ -3,8 +3,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/// Monotonic clock in nanoseconds (CLOCK_MONOTONIC).
-uint64_t cshim_monotonic_ns(void);
 /// Sleeps until an absolute CLOCK_MONOTONIC deadline (no drift). Returns 0 or an errno.
 int cshim_sleep_until_ns(uint64_t deadline_ns);
 /// Creates an anonymous shared-memory file (memfd_create with MFD_CLOEXEC). -1 and errno on failure.

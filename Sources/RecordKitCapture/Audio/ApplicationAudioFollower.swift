@@ -1,5 +1,5 @@
 import CPulse
-import CShims
+import RecordKitSupport
 
 /// Records one application's sound: a monitor record stream (`pa_stream_set_monitor_stream`)
 /// on each of its sink inputs, opened as they appear (a subscription to sink-input events) and
@@ -86,7 +86,7 @@ final class ApplicationAudioFollower: @unchecked Sendable {
             if let position = readers.firstIndex(where: { $0.index == index }) {
                 let reader = readers.remove(at: position).reader
                 reader.stop()
-                summer.streamEnded(index, nowNs: cshim_monotonic_ns())
+                summer.streamEnded(index, nowNs: MonotonicClock.nanoseconds())
             }
             return
         }
@@ -116,7 +116,7 @@ final class ApplicationAudioFollower: @unchecked Sendable {
         let reader = AudioStreamReader(loop: loop, stream: stream) { [weak self] samples, frames, time in
             // Callbacks run on the loop thread, lock held.
             guard let self, !self.stopped else { return }
-            self.summer.deliver(stream: index, samples: samples, frameCount: frames, captureTimeNs: time, nowNs: cshim_monotonic_ns())
+            self.summer.deliver(stream: index, samples: samples, frameCount: frames, captureTimeNs: time, nowNs: MonotonicClock.nanoseconds())
         }
         guard pa_stream_set_monitor_stream(stream, index) == 0 else { reader.stop(); return }
         let fragment = UInt32(pa_usec_to_bytes(10_000, &spec))
@@ -127,6 +127,6 @@ final class ApplicationAudioFollower: @unchecked Sendable {
         // No device: the server records from the monitor of the sink the input plays to.
         guard pa_stream_connect_record(stream, nil, &attr, flags) == 0 else { reader.stop(); return }
         readers.append((index, reader))
-        summer.expectStream(index, nowNs: cshim_monotonic_ns())
+        summer.expectStream(index, nowNs: MonotonicClock.nanoseconds())
     }
 }

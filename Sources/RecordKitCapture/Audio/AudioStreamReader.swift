@@ -1,5 +1,5 @@
 import CPulse
-import CShims
+import RecordKitSupport
 
 /// The live half of an ``AudioCaptureStream``: one `pa_stream` record stream and its callbacks.
 ///
@@ -113,7 +113,7 @@ final class AudioStreamReader: @unchecked Sendable {
     /// Before the first timing update libpulse knows no latency; then the duration of the
     /// readable data is the best estimate of the oldest frame's age.
     private static func firstFrameTime(of stream: OpaquePointer) -> UInt64 {
-        let now = cshim_monotonic_ns()
+        let now = MonotonicClock.nanoseconds()
         var usec: pa_usec_t = 0
         var negative: Int32 = 0
         if pa_stream_get_latency(stream, &usec, &negative) == 0 {

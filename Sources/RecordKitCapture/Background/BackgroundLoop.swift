@@ -1,5 +1,5 @@
-import CShims
 import Glibc
+import RecordKitSupport
 import Synchronization
 
 /// The monitor thread's work: look, compare with the last state, report transitions, wait.
@@ -43,10 +43,10 @@ final class BackgroundLoop: @unchecked Sendable {
     /// connection before returning.
     func run(onChange: @Sendable (BackgroundChange) -> Void) {
         defer { probe.close() }
-        var deadline = cshim_monotonic_ns()
+        var deadline = MonotonicClock.nanoseconds()
         var eventsArrived = false
         while !isStopRequested {
-            let now = cshim_monotonic_ns()
+            let now = MonotonicClock.nanoseconds()
             if now >= deadline || eventsArrived {
                 switch probe.observe() {
                 case .connectionLost:
@@ -78,7 +78,7 @@ final class BackgroundLoop: @unchecked Sendable {
     /// X events arrived (they are read and dropped: their arrival is what matters).
     private func wait(until deadline: UInt64) -> Bool {
         if probe.drainEvents() > 0 { return true }
-        let now = cshim_monotonic_ns()
+        let now = MonotonicClock.nanoseconds()
         guard deadline > now, !isStopRequested else { return false }
         let timeout = Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
         var descriptors = [pollfd(fd: probe.fileDescriptor, events: Int16(POLLIN), revents: 0)]

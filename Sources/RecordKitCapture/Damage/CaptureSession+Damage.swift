@@ -1,4 +1,4 @@
-import CShims
+import RecordKitSupport
 
 extension CaptureSession {
     /// The damage-driven tick: returns nil when this tick needs a full grab (no DAMAGE, no
@@ -43,9 +43,9 @@ extension CaptureSession {
         var written = dirty
         if let now = cursorNow { written.add(toFrame(now.rect)) }
         grabber.copy(rects: state.stale[slot].rects, from: last.slot, to: slot)
-        let before = cshim_monotonic_ns()
+        let before = MonotonicClock.nanoseconds()
         let ok = grabber.grab(rects: written.rects, into: slot, originX: area.x, originY: area.y, scratch: state.scratchSlot)
-        let after = cshim_monotonic_ns()
+        let after = MonotonicClock.nanoseconds()
         let grabbed = written.area
         counters.update { $0.grabs += Int64(written.rects.count); $0.grabbedPixels += Int64(grabbed) }
         guard ok else {
@@ -69,7 +69,7 @@ extension CaptureSession {
     func repeatFrame(sequence: Int64, scheduledTime: UInt64) -> CapturedFrame? {
         guard var state = incremental, let last = state.last else { return nil }
         let frame = CapturedFrame(pixels: last.frame.pixels, bytesPerRow: last.frame.bytesPerRow, width: width, height: height,
-                                  captureTime: cshim_monotonic_ns(), sequence: sequence, scheduledTime: scheduledTime,
+                                  captureTime: MonotonicClock.nanoseconds(), sequence: sequence, scheduledTime: scheduledTime,
                                   isChanged: false, dirtyRects: [], previousSequence: state.lastSequence)
         state.repeated(sequence: sequence)
         incremental = state

@@ -1,4 +1,5 @@
 import CShims
+import RecordKitSupport
 
 /// What the capture thread runs: paced ticks of a ``CaptureSession`` until told to stop, the
 /// window goes away, or capture fails; then it closes the session on that same thread.
@@ -30,7 +31,7 @@ struct CaptureLoop: Sendable {
     /// Runs until stopped. Blocks the calling thread.
     func run() {
         defer { session.close() }
-        let clock = TickClock(start: cshim_monotonic_ns(), framesPerSecond: framesPerSecond)
+        let clock = TickClock(start: MonotonicClock.nanoseconds(), framesPerSecond: framesPerSecond)
         var tick: Int64 = 0
         var lastDelivered: Int64 = 0
         var lastChanged: Int64 = -2
@@ -38,7 +39,7 @@ struct CaptureLoop: Sendable {
         let damageTracking = session.tracksDamage
         counters.update { $0.damageTracking = damageTracking }
         while !stopSignal.isSet {
-            let (due, skipped) = clock.next(after: tick, now: cshim_monotonic_ns())
+            let (due, skipped) = clock.next(after: tick, now: MonotonicClock.nanoseconds())
             if skipped > 0 { counters.update { $0.lateTicks += skipped } }
             tick = due
             _ = cshim_sleep_until_ns(clock.deadline(of: tick))

@@ -1,5 +1,5 @@
-import CShims
 import CX11
+import RecordKitSupport
 
 /// Everything one screen capture holds on the X side, and the work of one tick.
 ///
@@ -148,9 +148,9 @@ final class CaptureSession: @unchecked Sendable {
         let captureTime: UInt64
         switch outcome {
         case .grab(let plan):
-            let before = cshim_monotonic_ns()
+            let before = MonotonicClock.nanoseconds()
             let ok = grabber.grab(slot: slot, x: plan.grabX, y: plan.grabY)
-            let after = cshim_monotonic_ns()
+            let after = MonotonicClock.nanoseconds()
             counters.update { $0.grabs += 1; $0.grabbedPixels += Int64(width * height) }
             guard ok else {
                 incremental?.invalidate()
@@ -164,7 +164,7 @@ final class CaptureSession: @unchecked Sendable {
             cursor?.draw(into: pixels, bytesPerRow: bytesPerRow, originX: originX, originY: originY,
                          clip: plan.contentRect)
         case .nothingVisible, .screenTooSmall:
-            captureTime = cshim_monotonic_ns()
+            captureTime = MonotonicClock.nanoseconds()
             GrabPlan.fillBlack(pixels: pixels, bytesPerRow: bytesPerRow, width: width, height: height,
                                except: CaptureRect(x: 0, y: 0, width: 0, height: 0))
         }

@@ -1,5 +1,5 @@
-import CShims
 import Glibc
+import RecordKitSupport
 
 /// Asks an X server whether it answers, with a deadline, without Xlib: connects to the
 /// display's socket (non-blocking) and sends the X11 connection setup; any reply (success,
@@ -25,7 +25,7 @@ enum XServerProbe {
     /// most `timeoutMs` milliseconds in total.
     static func probe(_ displayName: String, timeoutMs: Int32) -> Outcome {
         guard let target = Target(displayName) else { return .unknown }
-        let deadline = cshim_monotonic_ns() + UInt64(timeoutMs) * 1_000_000
+        let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutMs) * 1_000_000
         var sawSilence = false
         for address in target.addresses {
             let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -54,7 +54,7 @@ enum XServerProbe {
 
     private static func wait(_ fd: Int32, for events: Int16, until deadline: UInt64) -> Bool {
         while true {
-            let now = cshim_monotonic_ns()
+            let now = MonotonicClock.nanoseconds()
             guard now < deadline else { return false }
             var p = pollfd(fd: fd, events: events, revents: 0)
             let rc = poll(&p, 1, Int32(min((deadline - now) / 1_000_000 + 1, 60_000)))

@@ -1,6 +1,7 @@
 import CX11
 import Foundation
 import Glibc
+import RecordKitSupport
 import Synchronization
 
 /// Gives every Xlib call on a watched connection a deadline.
@@ -45,7 +46,7 @@ enum XServerWatchdog {
     static func watch(_ display: OpaquePointer, name: String) {
         let fd = XConnectionNumber(display)
         let start = state.withLock { s -> Bool in
-            s.watched[key(display)] = Watched(name: name, fd: fd, processedSince: now())
+            s.watched[key(display)] = Watched(name: name, fd: fd, processedSince: MonotonicClock.seconds())
             if s.running { return false }
             s.running = true
             return true
@@ -65,19 +66,13 @@ enum XServerWatchdog {
 
     private static func key(_ display: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: display)) }
 
-    private static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
-
     private static func run() {
         while true {
             // Which connections look stuck (read under the lock: unwatch, which precedes
             // XCloseDisplay, cannot run meanwhile, so the Display is alive while read).
             let suspects = state.withLock { s -> [(UInt, String)]? in
                 if s.watched.isEmpty { s.running = false; return nil }
-                let t = now()
+                let t = MonotonicClock.seconds()
                 var list: [(UInt, String)] = []
                 for (k, var w) in s.watched where w.reason == nil {
                     guard let display = OpaquePointer(bitPattern: k) else { continue }
@@ -98,7 +93,7 @@ enum XServerWatchdog {
             for (k, name) in suspects where XServerProbe.probe(name, timeoutMs: probeTimeoutMs) == .silent {
                 state.withLock { s in
                     guard var w = s.watched[k], w.reason == nil else { return }
-                    let waited = Int((now() - w.processedSince).rounded())
+                    let waited = Int((MonotonicClock.seconds() - w.processedSince).rounded())
                     w.reason = "the X server of display \(name) stopped answering (no reply for \(waited) s)"
                     shutdown(w.fd, Int32(SHUT_RDWR))  // under the lock: still this connection's descriptor
                     s.watched[k] = w

@@ -1,4 +1,5 @@
 import RecordKit
+import RecordKitSupport
 import Synchronization
 
 /// The PulseAudio audio source ("pulse" in ``AudioSourceRegistry``; PipeWire's pipewire-pulse
@@ -43,7 +44,7 @@ final class PulseAudioSource: AudioSource, @unchecked Sendable {
             do throws(CaptureError) {
                 let stream = try connection.openStream(track.selector, name: type == .audioApp ? "app audio" : "microphone") {
                     samples, frames, captureNs in
-                    box.current?(type, samples, frames, captureNs)
+                    box.current?.sink(type, samples, frames, captureNs)
                 }
                 streams.append(stream)
                 opened.append(type)
@@ -60,7 +61,7 @@ final class PulseAudioSource: AudioSource, @unchecked Sendable {
         return opened
     }
 
-    func deliver(to sink: @escaping AudioChunkSink) { self.sink.connect(sink) }
+    func deliver(to sink: @escaping AudioChunkSink) { self.sink.bind(AudioSinkHolder(sink)) }
 
     var onDisconnect: (@Sendable (String) -> Void)? {
         get { connection?.onDisconnect }
@@ -78,18 +79,13 @@ final class PulseAudioSource: AudioSource, @unchecked Sendable {
 }
 
 /// Lets PulseAudio callbacks, set up before the sink exists, reach it once connected. The sink
-/// is held by a class reference, so reading it under the lock hands out the closure itself, not
-/// a generic re-abstraction of it.
-private final class SinkBox: Sendable {
-    private final class Holder: Sendable {
-        let sink: AudioChunkSink
-        init(_ sink: @escaping AudioChunkSink) { self.sink = sink }
-    }
-    private let holder = Mutex<Holder?>(nil)
+/// is held by a class reference (`LateBound`), so reading it hands out the closure itself, not
+/// a generic re-abstraction of it (read out of a `Mutex<closure?>` on every chunk, that went
+/// through re-abstraction thunks without end and held the mainloop lock).
+private typealias SinkBox = LateBound<AudioSinkHolder>
 
-    /// Connects `sink`; chunks captured from now on reach it.
-    func connect(_ sink: @escaping AudioChunkSink) { holder.withLock { $0 = Holder(sink) } }
-
-    /// The connected sink, if any.
-    var current: AudioChunkSink? { holder.withLock { $0 }?.sink }
+/// One connected sink.
+private final class AudioSinkHolder: Sendable {
+    let sink: AudioChunkSink
+    init(_ sink: @escaping AudioChunkSink) { self.sink = sink }
 }

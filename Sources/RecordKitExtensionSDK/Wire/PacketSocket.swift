@@ -1,5 +1,6 @@
 import CShims
 import Glibc
+import RecordKitSupport
 
 /// One end of the extension protocol's `SOCK_SEQPACKET` Unix socket: every send is one whole
 /// message (at most ``ExtensionProtocol/maxMessageBytes``), optionally carrying one descriptor.
@@ -65,10 +66,10 @@ package final class PacketSocket: @unchecked Sendable {
 
     /// Waits until a message (or end of stream) is ready; false on timeout.
     private func waitReadable(timeoutMs: Int) throws(WireError) -> Bool {
-        let deadline = cshim_monotonic_ns() + UInt64(max(timeoutMs, 0)) * 1_000_000
+        let deadline = MonotonicClock.nanoseconds() + UInt64(max(timeoutMs, 0)) * 1_000_000
         while true {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let now = cshim_monotonic_ns()
+            let now = MonotonicClock.nanoseconds()
             let remaining = now >= deadline ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
             let rc = poll(&p, 1, remaining)
             if rc > 0 { return true }

@@ -2,6 +2,7 @@ import CShims
 import Glibc
 import RecordKit
 import RecordKitExtensionSDK
+import RecordKitSupport
 
 /// The conversation with one running extension (docs/EXTENSIONS.md, "Protocol"), once
 /// ``ExtensionLauncher`` has started and greeted it: one handler call at a time, each sent only
@@ -92,13 +93,13 @@ final class ExtensionSession {
                                       presentationTime: sample.presentationTime, duration: sample.duration,
                                       ref: lease.ref, region: lease.region, offset: lease.offset, length: buffer.count, detail: detail,
                                       frameInfo: sample.frameInfo)
-            let sent = cshim_monotonic_ns()
+            let sent = MonotonicClock.nanoseconds()
             statistics.hostCPUNs += cshim_thread_cpu_ns() - cpuStart
             let result = call(.sample(header), timeoutMs: manifest.limits.callTimeoutMs, name: "processSampleBuffer")
             let cpuAfter = cshim_thread_cpu_ns()
             if case .done = result {
                 statistics.delivered += 1
-                statistics.roundTripNs += cshim_monotonic_ns() - sent
+                statistics.roundTripNs += MonotonicClock.nanoseconds() - sent
             }
             statistics.hostCPUNs += cshim_thread_cpu_ns() - cpuAfter
         } catch {
@@ -156,9 +157,9 @@ final class ExtensionSession {
         defer { supervisor.setCall(nil) }
         do throws(WireError) {
             try channel.send(message)
-            let deadline = cshim_monotonic_ns() + UInt64(timeoutMs) * 1_000_000
+            let deadline = MonotonicClock.nanoseconds() + UInt64(timeoutMs) * 1_000_000
             while true {
-                let now = cshim_monotonic_ns()
+                let now = MonotonicClock.nanoseconds()
                 let remaining = now >= deadline ? 0 : Int((deadline - now + 999_999) / 1_000_000)
                 guard let reply = try channel.receive(timeoutMs: remaining) else {
                     supervisor.fail(.timedOut(milliseconds: timeoutMs, call: name))

@@ -1,4 +1,5 @@
 import Glibc
+import RecordKitSupport
 
 /// Finishes a fragmented MP4 (as the file handler writes it: `ftyp`, a `moov` without samples,
 /// then `moof` + `mdat` pairs) into a plain MP4 where it lies, without copying its media: the
@@ -48,7 +49,7 @@ package enum MP4IndexAppender {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw MediaError("reading the size of \(path)", code: -errno) }
         let fileSize = UInt64(info.st_size)
-        let began = monotonicSeconds()
+        let began = MonotonicClock.seconds()
 
         let scan = scanner ?? MP4FragmentScanner()
         try scan.advance(fd: fd, path: path, final: true)
@@ -57,9 +58,9 @@ package enum MP4IndexAppender {
         let movieOffset = scan.movieOffset, validEnd = scan.validEnd, tables = scan.tables, fragments = scan.fragments
         guard movieOffset + 16 <= validEnd, movie.count >= 16 else { throw MediaError("\(path) has no media to index") }
 
-        let scanned = monotonicSeconds()
+        let scanned = MonotonicClock.seconds()
         let moov = try MP4MovieBuilder.build(movie: movie, tables: tables, chapters: chapters)
-        let built = monotonicSeconds()
+        let built = MonotonicClock.seconds()
         let truncated = Int64(fileSize) - Int64(validEnd)
         if validEnd < fileSize, ftruncate(fd, off_t(validEnd)) != 0 {
             throw MediaError("cutting the unfinished end of \(path)", code: -errno)
@@ -76,13 +77,7 @@ package enum MP4IndexAppender {
         guard fsync(fd) == 0 else { throw MediaError("syncing \(path)", code: -errno) }
         return Outcome(samples: tables.values.reduce(0) { $0 + $1.sampleCount }, fragments: fragments,
                        indexBytes: moov.count, truncatedBytes: truncated, wasPlain: false,
-                       readSeconds: scanned - began, buildSeconds: built - scanned, writeSeconds: monotonicSeconds() - built)
-    }
-
-    private static func monotonicSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+                       readSeconds: scanned - began, buildSeconds: built - scanned, writeSeconds: MonotonicClock.seconds() - built)
     }
 
     private static func write(_ fd: Int32, _ bytes: [UInt8], at offset: UInt64, path: String) throws(MediaError) {

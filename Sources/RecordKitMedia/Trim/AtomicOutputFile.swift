@@ -1,9 +1,9 @@
 import Foundation
 import Glibc
+import RecordKitSupport
 
-/// A file written under a temporary name beside its destination and renamed into place only
-/// when complete: ``commit()`` fsyncs the file, renames it over `destination` and fsyncs the
-/// directory; ``discard()`` (or deinit without commit) removes it. Readers of `destination`
+/// A file written under a temporary name beside its destination and published only when
+/// complete: ``commit()`` hands it to `AtomicFile` (fsync, rename or link, directory fsync); ``discard()`` (or deinit without commit) removes it. Readers of `destination`
 /// therefore see either nothing (or the previous file) or the whole new file, never a part.
 ///
 /// Not thread-safe.
@@ -36,29 +36,13 @@ final class AtomicOutputFile {
     /// destination (even one created while the file was written) is an error and is left alone:
     /// the file is linked into place (`link` fails on an existing name) instead of renamed.
     func commit(replacing: Bool = true) throws(MovieTrimError) {
-        let fd = open(temporaryPath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .outputUnwritable(path: destination, reason: "reopening \(temporaryPath): \(String(cString: strerror(errno)))") }
-        let synced = fsync(fd)
-        close(fd)
-        guard synced == 0 else { throw .outputUnwritable(path: destination, reason: "fsync: \(String(cString: strerror(errno)))") }
-        if replacing {
-            guard rename(temporaryPath, destination) == 0 else {
-                throw .outputUnwritable(path: destination, reason: "renaming the finished file into place: \(String(cString: strerror(errno)))")
-            }
-        } else {
-            guard link(temporaryPath, destination) == 0 else {
-                let reason = errno == EEXIST ? "it exists; give another output or replace it"
-                    : "linking the finished file into place: \(String(cString: strerror(errno)))"
-                throw .outputUnwritable(path: destination, reason: reason)
-            }
-            unlink(temporaryPath)
+        do throws(FileSystemError) {
+            try AtomicFile.publish(temporary: temporaryPath, as: destination, replacing: replacing)
+        } catch {
+            let reason = error.code == EEXIST && !replacing ? "it exists; give another output or replace it" : error.description
+            throw .outputUnwritable(path: destination, reason: reason)
         }
         done = true
-        let directory = open(URL(fileURLWithPath: destination).deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            _ = fsync(directory)
-            close(directory)
-        }
     }
 
     /// Removes the temporary file (nothing happens after a commit).

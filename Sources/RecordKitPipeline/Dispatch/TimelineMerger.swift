@@ -1,5 +1,5 @@
 import RecordKit
-import CShims
+import RecordKitSupport
 
 /// Merges the streams of several producers (the video encoder, each audio track) into one
 /// sequence ordered by ``SampleBuffer/timelineTime``.
@@ -36,14 +36,14 @@ struct TimelineMerger {
 
     /// Adds a sample and releases every sample that can now go out, in timeline order.
     mutating func push(_ sample: SampleBuffer, on route: SampleRoute, release: (SampleBuffer, SampleRoute) -> Void) {
-        let now = cshim_monotonic_ns()
+        let now = MonotonicClock.nanoseconds()
         pending[route, default: Pending()].samples.append((sample, now))
         drain(now: now, force: false, release: release)
     }
 
     /// Releases everything that waits, in timeline order.
     mutating func flush(release: (SampleBuffer, SampleRoute) -> Void) {
-        drain(now: cshim_monotonic_ns(), force: true, release: release)
+        drain(now: MonotonicClock.nanoseconds(), force: true, release: release)
     }
 
     private mutating func drain(now: UInt64, force: Bool, release: (SampleBuffer, SampleRoute) -> Void) {

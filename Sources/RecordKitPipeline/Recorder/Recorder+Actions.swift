@@ -1,6 +1,6 @@
-import CShims
 import Dispatch
 import RecordKit
+import RecordKitSupport
 import Synchronization
 
 /// The answer of one handler to an action (``Recorder/perform(action:arguments:timeout:)``).
@@ -28,7 +28,7 @@ extension Recorder {
             throw RecorderError(.invalidState, "no handler of this recording performs '\(action)'")
         }
         var arguments = arguments
-        arguments[BroadcastActionArguments.requestTime] = String(max(0, timeline.now(cshim_monotonic_ns())))
+        arguments[BroadcastActionArguments.requestTime] = String(max(0, timeline.now(MonotonicClock.nanoseconds())))
         let results = Mutex([String: Result<[String: String], BroadcastError>]())
         let group = DispatchGroup()
         for runner in performers {

@@ -1,5 +1,5 @@
-import CShims
 import RecordKit
+import RecordKitSupport
 
 extension Recorder {
     /// Adds a marker titled `title` at the current broadcast time (paused: the time the pause
@@ -13,7 +13,7 @@ extension Recorder {
             guard state == .recording || state == .paused, let dispatcher else {
                 return .failure(RecorderError(.invalidState, "a marker needs a recording in progress; the recording is \(state.rawValue)"))
             }
-            let annotation = BroadcastAnnotation(title: title, time: .nanoseconds(max(0, timeline.now(cshim_monotonic_ns()))),
+            let annotation = BroadcastAnnotation(title: title, time: .nanoseconds(max(0, timeline.now(MonotonicClock.nanoseconds()))),
                                                  applicationInfo: applicationInfo)
             dispatcher.annotated(annotation)
             return .success(annotation)

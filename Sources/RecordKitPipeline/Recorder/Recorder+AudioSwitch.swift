@@ -1,4 +1,4 @@
-import CShims
+import RecordKitSupport
 import RecordKit
 
 extension Recorder {
@@ -20,7 +20,7 @@ extension Recorder {
             guard audio.tracks.contains(track) else {
                 return .failure(RecorderError(.invalidState, "this recording has no \(name) track (started without it, or its source was missing)"))
             }
-            let nowNs = cshim_monotonic_ns()
+            let nowNs = MonotonicClock.nanoseconds()
             let time = Double(max(0, timeline.now(nowNs))) / 1e9
             if audio.graph.muteSwitch.set(track, muted: !enabled, atNs: nowNs) {
                 let kind = (track == .audioMic ? "mic-" : "app-audio-") + (enabled ? "on" : "off")

@@ -2,8 +2,8 @@ import Dispatch
 import RecordKit
 import RecordKitCapture
 import RecordKitMedia
+import RecordKitSupport
 import Synchronization
-import CShims
 
 /// Records the screen and audio into a set of broadcast handlers: the equivalent of
 /// `RPScreenRecorder` plus `RPBroadcastController`.
@@ -171,11 +171,11 @@ public final class Recorder: @unchecked Sendable {
         case .none:
             return
         case .paused:
-            timeline.pause(at: cshim_monotonic_ns())
+            timeline.pause(at: MonotonicClock.nanoseconds())
             graph?.dispatcher.paused()
             emit(state: .paused, reason: reason)
         case .resumed:
-            timeline.resume(at: cshim_monotonic_ns())
+            timeline.resume(at: MonotonicClock.nanoseconds())
             graph?.dispatcher.resumed()
             emit(state: .recording, reason: reason)
         }
@@ -207,7 +207,7 @@ public final class Recorder: @unchecked Sendable {
         pauser = nil
         // Freeze broadcast time at this instant: whatever is captured from now on is cut, so the
         // output ends exactly here (video and audio alike).
-        let endNs = cshim_monotonic_ns()
+        let endNs = MonotonicClock.nanoseconds()
         timeline.pause(at: endNs)
         shared.withLock { $0.endNs = endNs }
         graph.finish(at: timeline.now(endNs), discarding: discard)
@@ -253,7 +253,7 @@ public final class Recorder: @unchecked Sendable {
     /// lifecycle change in progress).
     public var status: RecorderStatus {
         let (lifecycle, graph, warnings, startNs, endNs) = shared.withLock { ($0.lifecycle, $0.graph, $0.warnings, $0.startNs, $0.endNs) }
-        let now = endNs ?? cshim_monotonic_ns()
+        let now = endNs ?? MonotonicClock.nanoseconds()
         let capture = graph?.captureStatus(now: now, startNs: startNs, frameRateMode: configuration.screen.frameRateMode) ?? CaptureStatus()
         return RecorderStatus(
             state: lifecycle.state, pauseReason: lifecycle.pauseReason,
@@ -286,7 +286,7 @@ public final class Recorder: @unchecked Sendable {
     }
 
     private func broadcastSeconds() -> Double {
-        shared.withLock { $0.startNs } == 0 ? 0 : Double(timeline.now(cshim_monotonic_ns())) / 1e9
+        shared.withLock { $0.startNs } == 0 ? 0 : Double(timeline.now(MonotonicClock.nanoseconds())) / 1e9
     }
 
     /// Adds a warning to the status; a `live` one (while recording) is also an event, of `kind`

@@ -2,8 +2,8 @@ import Dispatch
 import RecordKit
 import RecordKitCapture
 import RecordKitMedia
+import RecordKitSupport
 import Synchronization
-import CShims
 
 /// The running parts of one recording, wired: screen capture, the audio streams and their
 /// ``AudioGraph``, one encoder stage per distinct route, the ``Dispatcher`` and one
@@ -59,7 +59,7 @@ final class RecordingGraph: @unchecked Sendable {
             timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(50))
             timer.setEventHandler {
                 // A source that delivered nothing for 250 ms is silent: fill so the timeline has no hole.
-                graph.fillSilence(until: timeline.now(cshim_monotonic_ns()) - 250_000_000)
+                graph.fillSilence(until: timeline.now(MonotonicClock.nanoseconds()) - 250_000_000)
             }
             timer.resume()
             silenceTimer = timer

@@ -3,6 +3,7 @@ import Glibc
 import RecordKit
 import RecordKitCapture
 import RecordKitMedia
+import RecordKitSupport
 import Synchronization
 
 /// Builds a ``RecordingGraph`` in the order that lets every handler know its streams' formats
@@ -129,17 +130,16 @@ struct RecordingGraphBuilder {
     }
 }
 
-/// Lets encoder stages, opened before the dispatcher exists, hand their packets to it.
-/// Written once, before capture starts; every read happens after (capture's thread start and
-/// the encoder queues order them).
-final class DispatcherSlot: @unchecked Sendable {
-    private var dispatcher: Dispatcher?
+/// Lets encoder stages, opened before the dispatcher exists, hand their packets to it: bound
+/// once before capture starts; a packet before that (there are none) would be dropped.
+typealias DispatcherSlot = LateBound<Dispatcher>
 
+extension LateBound where Value == Dispatcher {
     /// Connects the dispatcher; called once before capture starts.
-    func connect(_ dispatcher: Dispatcher) { self.dispatcher = dispatcher }
+    func connect(_ dispatcher: Dispatcher) { bind(dispatcher) }
 
     /// Hands `sample` of `route` to the dispatcher.
-    func push(_ sample: SampleBuffer, on route: SampleRoute) { dispatcher?.push(sample, on: route) }
+    func push(_ sample: SampleBuffer, on route: SampleRoute) { current?.push(sample, on: route) }
 }
 
 extension RecordingGraphBuilder {

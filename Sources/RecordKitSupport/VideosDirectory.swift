@@ -1,24 +1,25 @@
 import Glibc
 
-/// Where a recording goes when the user names no path: the XDG videos directory and a
-/// timestamped file name, as the desktop's own screen recorders do.
-enum DefaultOutputLocation {
-    /// The videos directory: `$XDG_VIDEOS_DIR`, else `XDG_VIDEOS_DIR` from
-    /// `$XDG_CONFIG_HOME/user-dirs.dirs` (default `~/.config`), else `~/Videos`.
-    static func videosDirectory() -> String {
+/// Where recordings go when the user names no directory, as the desktop's own screen recorders
+/// decide it: `$XDG_VIDEOS_DIR`, else `XDG_VIDEOS_DIR` from `$XDG_CONFIG_HOME/user-dirs.dirs`
+/// (default `~/.config`), else `~/Videos`. The file output, replay clips and obs-websocket's
+/// record directory all ask here, so they always agree. Reads the environment; any thread.
+package enum VideosDirectory {
+    /// The videos directory, absolute, without a trailing slash.
+    package static func path() -> String {
         let home = homeDirectory()
-        if let value = environment("XDG_VIDEOS_DIR"), value.hasPrefix("/") { return value }
+        if let value = environment("XDG_VIDEOS_DIR"), value.hasPrefix("/") { return trimmed(value) }
         let configHome = environment("XDG_CONFIG_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
         if let text = readSmallFile(configHome + "/user-dirs.dirs"), let value = parseUserDirs(text, key: "XDG_VIDEOS_DIR", home: home) {
             return value
         }
-        return home + "/Videos"
+        return (home == "/" ? "" : home) + "/Videos"
     }
 
     /// `XDG_VIDEOS_DIR="$HOME/Movies"` → `/home/me/Movies`. Only the two forms the
     /// xdg-user-dirs format allows (`"$HOME/…"` and `"/absolute"`); the home directory itself
     /// means "not set" there, so it yields nil.
-    static func parseUserDirs(_ text: String, key: String, home: String) -> String? {
+    package static func parseUserDirs(_ text: String, key: String, home: String) -> String? {
         for rawLine in text.split(whereSeparator: { $0 == "\n" }) {
             let line = rawLine.trimmingWhitespace()
             guard !line.hasPrefix("#"), line.hasPrefix(key + "=") else { continue }
@@ -27,28 +28,22 @@ enum DefaultOutputLocation {
             if value == "$HOME" || value == "$HOME/" { return nil }
             if value.hasPrefix("$HOME/") { value = home + String(value.dropFirst("$HOME".count)) }
             guard value.hasPrefix("/") else { return nil }
-            while value.count > 1, value.hasSuffix("/") { value.removeLast() }
-            return value
+            return trimmed(value)
         }
         return nil
     }
 
-    /// `Recording 2025-05-01 at 14.03.22.mp4`, in local time.
-    static func fileName(at time: time_t, extension ext: String) -> String {
-        var seconds = time
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let date = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
-        let clock = "\(two(parts.tm_hour)).\(two(parts.tm_min)).\(two(parts.tm_sec))"
-        return "Recording \(date) at \(clock).\(ext)"
+    /// `$HOME`, else the password database's home directory, else `/`; without a trailing slash.
+    package static func homeDirectory() -> String {
+        if let home = environment("HOME"), home.hasPrefix("/") { return trimmed(home) }
+        if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return trimmed(String(cString: dir)) }
+        return "/"
     }
 
-    /// `$HOME`, else the password database's home directory, else `/`.
-    static func homeDirectory() -> String {
-        if let home = environment("HOME"), home.hasPrefix("/") { return home }
-        if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
-        return "/"
+    private static func trimmed(_ path: String) -> String {
+        var value = path
+        while value.count > 1, value.hasSuffix("/") { value.removeLast() }
+        return value
     }
 
     private static func environment(_ name: String) -> String? {
@@ -73,7 +68,7 @@ enum DefaultOutputLocation {
 }
 
 extension Substring {
-    /// The substring without leading and trailing spaces and tabs.
+    /// The substring without leading and trailing spaces, tabs and carriage returns.
     fileprivate func trimmingWhitespace() -> Substring {
         var result = self
         while let first = result.first, first == " " || first == "\t" || first == "\r" { result = result.dropFirst() }
