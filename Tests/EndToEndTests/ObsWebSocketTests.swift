@@ -162,7 +162,8 @@ final class ObsWebSocketTests: EndToEndTestCase {
     /// obsws-python GetSourceScreenshot of "Screen" while a recording runs: a PNG 320 wide and a
     /// JPEG 120 high, each a `data:image/…;base64` URI that decodes to an image of the asked
     /// size with the screen's aspect kept, the window's colour where the window is and not
-    /// elsewhere; GetVersion lists the formats; an unknown format is refused (400).
+    /// elsewhere; SaveSourceScreenshot writes a 64x36 PNG; GetVersion lists the formats; an
+    /// unknown format is refused (400).
     func testSourceScreenshotPNGAndJPEGOfTheWindow() throws {
         let w = try window(size: (640, 480), position: (200, 200), color: 0x2070D0)
         let out = try client(["shot", String(port), password, workDir])
@@ -170,6 +171,8 @@ final class ObsWebSocketTests: EndToEndTestCase {
         XCTAssertEqual(out["png_prefix"] as? String, "data:image/png;base64,iVBORw0K", "a PNG data URI")
         XCTAssertEqual((out["jpg_prefix"] as? String)?.hasPrefix("data:image/jpg;base64,/9j/"), true, "a JPEG data URI: \(out)")
         XCTAssertEqual(out["bad_format"] as? Int, 400)
+        let saved = try decodeImage(try XCTUnwrap(out["saved"] as? String, "\(out)"))
+        XCTAssertEqual([saved.width, saved.height], [64, 36], "SaveSourceScreenshot wrote a PNG that fits in 64x64")
         for (file, width, height, tolerance) in [("shot.png", 320, 180, 6.0), ("shot.jpg", 213, 120, 8.0)] {
             let image = try decodeImage(path(file))
             XCTAssertEqual(image.width, width, file)

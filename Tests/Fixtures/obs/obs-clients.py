@@ -138,6 +138,9 @@ def shot(port, password, directory):
         data = rq.get_source_screenshot(**args).image_data
         out[fmt + "_prefix"] = data[:30]
         with open(f"{directory}/shot.{fmt}", "wb") as f: f.write(base64.b64decode(data.split(",", 1)[1]))
+    saved = f"{directory}/saved.png"
+    rq.save_source_screenshot("Screen", "png", saved, 64, 64, -1)
+    out["saved"] = saved
     try:
         rq.get_source_screenshot("Screen", "bmp-nope", None, None, -1)
         out["bad_format"] = "accepted"
