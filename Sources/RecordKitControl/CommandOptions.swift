@@ -19,18 +19,18 @@ public struct CommandOptions: Codable, Sendable, Equatable {
     public var uploadId: String?
 
     /// `audio-switch`: the track, "mic" or "app".
-    public var track: String?
+    package var track: String?
     /// `audio-switch`: true to record the track's source, false for silence.
-    public var enabled: Bool?
+    package var enabled: Bool?
 
     /// `screenshot`: "png" (default), "jpg" or "jpeg".
-    public var format: String?
+    package var format: String?
     /// `screenshot`: the image fits inside `width`x`height` (either may be nil), aspect kept.
-    public var width: Int?
+    package var width: Int?
     /// `screenshot`: see ``width``.
-    public var height: Int?
+    package var height: Int?
     /// `screenshot`: JPEG quality 0...100 (nil: 90).
-    public var quality: Int?
+    package var quality: Int?
 
     /// Options with every member unset.
     public init(seconds: Double? = nil, output: String? = nil, overwrite: Bool? = nil, title: String? = nil) {

@@ -23,7 +23,7 @@ public struct CaptureStatus: Sendable, Codable {
     public var audioLevelsDb: [String: Double]?
     /// The audio tracks switched off (recording silence), by type name (`audioMic`, `audioApp`);
     /// empty when every track records; nil without audio or from an older service.
-    public var audioMuted: [String]?
+    package var audioMuted: [String]?
     /// Damage-driven capture counters (grabs, conversions, damaged area); nil before capture starts.
     public var damage: DamageStatus?
 

@@ -17,7 +17,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
     /// No app audio track.
     public var noAppAudio = false
     /// The microphone track starts switched off (`--mic-off`): silence until `audio-switch` turns it on.
-    public var micOff = false
+    package var micOff = false
     /// App audio sink name.
     public var appSink: String?
     /// Microphone source name.

@@ -1,10 +1,10 @@
 import Foundation
-import Glibc
+import RecordKitSupport
 
 extension RecordingService {
     /// `screenshot`: the recording's newest picture (the one its video encoder was last given)
     /// as a PNG or JPEG at `output` (absolute; an existing file only with `overwrite`), written
-    /// to a temporary file beside it and renamed into place, mode 0600. Answers with `path`.
+    /// whole or not at all (``AtomicFile``), mode 0600. Answers with `path`.
     func screenshot(_ options: CommandOptions) throws(ControlError) -> ControlResult {
         let format = (options.format ?? "png").lowercased()
         guard ["png", "jpg", "jpeg"].contains(format) else {
@@ -23,15 +23,10 @@ extension RecordingService {
         let active = try current()
         let quality = options.quality.flatMap { $0 < 0 ? nil : $0 }
         let image = try active.session.screenshot(format: format, width: options.width, height: options.height, quality: quality)
-        let temporary = output + ".part-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw ControlError(.cannotCreateOutput, "cannot write \(output): \(String(cString: strerror(errno)))") }
-        let written = image.bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == image.bytes.count, rename(temporary, output) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw ControlError(.cannotCreateOutput, "cannot write \(output): \(reason)")
+        do throws(FileSystemError) {
+            try AtomicFile.write(image.bytes, to: output)
+        } catch {
+            throw ControlError(.cannotCreateOutput, "screenshot: \(error.description)")
         }
         var r = ControlResult()
         r.path = output

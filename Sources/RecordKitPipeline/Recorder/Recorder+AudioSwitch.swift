@@ -10,7 +10,7 @@ extension Recorder {
     /// time in seconds (paused: the time the pause began). Switching to the state the track is
     /// already in changes nothing and sends no event. Throws ``RecorderError/Kind/invalidState``
     /// unless recording or paused with that track.
-    public func setAudioEnabled(_ enabled: Bool, track: SampleBufferType) throws(RecorderError) -> Double {
+    package func setAudioEnabled(_ enabled: Bool, track: SampleBufferType) throws(RecorderError) -> Double {
         let result: Result<Double, RecorderError> = control.sync {
             let state = self.state
             guard state == .recording || state == .paused, let audio else {
@@ -32,7 +32,7 @@ extension Recorder {
     }
 
     /// Whether `track` records its source now (false: switched off, or no such track).
-    public func isAudioEnabled(_ track: SampleBufferType) -> Bool {
+    package func isAudioEnabled(_ track: SampleBufferType) -> Bool {
         guard let audio, audio.tracks.contains(track) else { return false }
         return !audio.graph.muteSwitch.isMuted(track)
     }

@@ -7,7 +7,7 @@ extension Recorder {
     /// second capture). Returns the image's bytes and size. Blocks the caller for the encode
     /// (tens of ms at 1080p), never the recording. Throws ``RecorderError/Kind/invalidState``
     /// before the first frame or when not recording or paused.
-    public func screenshot(format: String, width: Int?, height: Int?, quality: Int?) throws(RecorderError)
+    package func screenshot(format: String, width: Int?, height: Int?, quality: Int?) throws(RecorderError)
         -> (bytes: [UInt8], width: Int, height: Int) {
         let state = self.state
         guard state == .recording || state == .paused, let picture = videoStages.first?.latestPicture else {

@@ -18,7 +18,7 @@ public struct RecordingConfiguration: Sendable {
     public var pauseOnBackground: PauseOnBackgroundPolicy?
     /// Audio tracks (`.audioMic`, `.audioApp`) that start switched off: they record silence
     /// until ``Recorder/setAudioEnabled(_:track:)`` switches them on.
-    public var mutedAtStart: Set<SampleBufferType> = []
+    package var mutedAtStart: Set<SampleBufferType> = []
 
     /// Creates a configuration; by default the whole screen at 30 fps with the cursor, the
     /// default sink's monitor as app audio and the default source as microphone.
