@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // RecordKit: the ReplayKit model on Linux. See docs/ARCHITECTURE.md for what each target is
-// and what it may depend on (DESIGN.md, "Parts").
+// and what it may depend on (its "Parts").
 import PackageDescription
 
 let package = Package(
@@ -17,7 +17,7 @@ let package = Package(
         .executable(name: "recordd", targets: ["recordd"]),
     ],
     dependencies: [
-        // Declarative command line (one type per verb), as STYLE.md recommends.
+        // Declarative command line (one type per verb), Apple's well-kept parser rather than our own.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The SDK reference (`swift package generate-documentation --target RecordKit`, scripts/docs.sh):
         // Apple's own DocC plugin; nothing links against it.
@@ -26,13 +26,13 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
         // SHA-256 for obs-websocket's authentication challenge (Foundation on Linux has no digest).
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        // The opt-in Prometheus endpoint's registry and text format (issue 22, docs/METRICS.md).
+        // The opt-in Prometheus endpoint's registry and text format (docs/METRICS.md).
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Every loopback web surface (preview, obs-websocket, metrics) is served by RecordKitWeb on
         // SwiftNIO: a bounded HTTP/1 parser with configurable limits and a bounded WebSocket frame
         // decoder, with every other limit a handler of our own in a pipeline we own (docs/WEB.md).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // Uploads (issue 20): the HTTP client (streams request bodies, keeps connections, TLS) and
+        // Uploads: the HTTP client (streams request bodies, keeps connections, TLS) and
         // S3's XML replies (docs/UPLOADS.md); SigV4 and the part checksums use swift-crypto (above).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/CoreOffice/XMLCoder", from: "0.18.2"),
@@ -87,11 +87,11 @@ let package = Package(
         .target(name: "RecordKitPipeline", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitControl"],
                 path: "Sources/RecordKitPipeline"),
 
-        // MARK: The control protocol's values and its client side (issue 12): what the thin `recordctl`
+        // MARK: The control protocol's values and its client side: what the thin `recordctl`
         // links. Foundation and CShims only: never FFmpeg, X11 or PulseAudio (DependencyRules).
         .target(name: "RecordKitControl", dependencies: ["CShims"], path: "Sources/RecordKitControl"),
 
-        // MARK: Control surfaces (issue 22): obs-websocket 5's protocol (codecs, authentication, op
+        // MARK: Control surfaces: obs-websocket 5's protocol (codecs, authentication, op
         // dispatch, the requests and events mapped onto the service's one request API), apart from the
         // transport, so it is tested without a socket.
         .target(name: "RecordKitOBSWebSocket",
@@ -101,11 +101,12 @@ let package = Package(
         // The surfaces recordd runs beside its socket (hotkeys with notifications; obs-websocket), each a
         // client of the service's one request API (LocalControlClient).
         .target(name: "RecordKitSurfaces",
-                dependencies: ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb",
+                dependencies: ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitMedia",
+                               "RecordKitOBSWebSocket", "RecordKitWeb",
                                .product(name: "Prometheus", package: "swift-prometheus")],
                 path: "Sources/RecordKitSurfaces"),
 
-        // MARK: The one hardened HTTP/WebSocket server of every loopback surface (issue 24, docs/WEB.md).
+        // MARK: The one hardened HTTP/WebSocket server of every loopback surface (docs/WEB.md).
         // SwiftNIO only: never FFmpeg, X11 or PulseAudio, so the fuzzer builds it alone.
         .target(name: "RecordKitWeb",
                 dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
@@ -126,7 +127,7 @@ let package = Package(
                 path: "Extensions/RTMPUpload", resources: [.embedInCode("manifest.json"), .embedInCode("srt-manifest.json")]),
         .target(name: "ReplayBufferExtension", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
                 path: "Extensions/ReplayBuffer", resources: [.embedInCode("manifest.json")]),
-        // The live preview and review page (issue 9): a loopback web server fed by the shared encode.
+        // The live preview and review page (docs/PREVIEW.md): a loopback web server fed by the shared encode.
         .target(name: "PreviewExtension", dependencies: ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
                 path: "Extensions/Preview", resources: [.embedInCode("manifest.json"), .embedInCode("page.html")]),
         // The list of built-in extensions: the one place that names a concrete handler.
@@ -134,7 +135,7 @@ let package = Package(
                                                          "ReplayBufferExtension", "PreviewExtension"],
                 path: "Extensions/Builtins"),
 
-        // MARK: Uploads the service owns (issue 20): S3 multipart (SigV4), presigned URL PUT, tus 1.0, the
+        // MARK: Uploads the service owns: S3 multipart (SigV4), presigned URL PUT, tus 1.0, the
         // persistent queue. RecordKit and packages only: never capture, media or the pipeline.
         .target(name: "RecordKitUploads",
                 dependencies: ["RecordKitSupport", "RecordKit", "CShims",
@@ -149,7 +150,7 @@ let package = Package(
                 dependencies: ["RecordKitSupport", .product(name: "TOMLKit", package: "TOMLKit")],
                 path: "Sources/RecordKitConfig"),
 
-        // MARK: Command line (issue 12: a thin client and an engine).
+        // MARK: Command line: a thin client and an engine.
         // What both recordctl binaries share: the console, the exit codes, the engine's requests.
         .target(name: "RecordCtlSupport", dependencies: ["RecordKitControl"], path: "Sources/RecordCtlSupport"),
         // `recordctl`: parses every verb, runs the service verbs itself, and hands the in-process
@@ -188,12 +189,12 @@ let package = Package(
         .executableTarget(name: "rk-test-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"],
                           path: "Tests/Fixtures/extensions/rk-test-extension"),
 
-        // MARK: Fuzz targets (issue 13): scripts/fuzz.sh builds them with libFuzzer
+        // MARK: Fuzz targets: scripts/fuzz.sh builds them with libFuzzer
         // (-sanitize=fuzzer -parse-as-library -DRK_FUZZ); a plain build makes each a replayer of
         // its corpus (Tests/Fuzz/corpus), so they always compile.
         .executableTarget(name: "rk-fuzz-control", dependencies: ["RecordKitControl"], path: "Tests/Fuzz/control"),
         .executableTarget(name: "rk-fuzz-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"], path: "Tests/Fuzz/extension"),
-        // The loopback web server's request path and WebSocket framing (issue 24): RecordKitWeb and
+        // The loopback web server's request path and WebSocket framing: RecordKitWeb and
         // NIO's EmbeddedChannel only, no FFmpeg or X11.
         .executableTarget(name: "rk-fuzz-web", dependencies: ["RecordKitWeb", .product(name: "NIOEmbedded", package: "swift-nio"),
                                                               .product(name: "NIOCore", package: "swift-nio")],

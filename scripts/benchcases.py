@@ -1,4 +1,4 @@
-"""Screen contents for scripts/benchmark.py --cases (issue 11): moving, still, mostly-still.
+"""Screen contents for scripts/benchmark.py --cases: moving, still, mostly-still.
 
   moving        ffplay of a testsrc2 pattern, full screen, moving (benchlib.start_content)
   still         the same pattern frozen (ffplay stopped with SIGSTOP): nothing on screen changes

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""RecordKit capture benchmark (issue 11): recordctl against FFmpeg's own command line, on the
+"""RecordKit capture benchmark: recordctl against FFmpeg's own command line, on the
 same display, for still, mostly still and moving content (damage-driven capture, frame-rate
 modes). scripts/benchmark.py measures encoding (file + RTMP, FFmpeg's tee, start latency); the
 two share their approach and will become one script.

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""obs-websocket latency while recording (issue 22's bound: GetRecordStatus under 5 ms at the
-99th percentile on loopback while recording 1080p30). A benchmark, not a test.
+"""obs-websocket latency while recording (the bound in docs/OBS-WEBSOCKET.md, "Latency":
+GetRecordStatus under 5 ms at the 99th percentile on loopback while recording 1080p30).
+A benchmark, not a test.
 
   source rig-run/env; python3 scripts/benchmark-obs-websocket.py [--requests 2000] [--port 19904]
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Rate-distortion benchmark (issue 23): bits per quality of recordctl against FFmpeg's CLI.
+"""Rate-distortion benchmark (docs/ENCODING.md, "Quality per bit"): bits per quality of
+recordctl against FFmpeg's CLI.
 
 With the test rig (scripts/rig.sh) running, it shows a moving pattern full screen that carries
 its own frame counter: ffplay of
@@ -29,7 +30,7 @@ Recorders:
   ours           recordctl record (the default: variable frame rate), --crf C
   ours-constant  the same with --frame-rate-mode constant
   ours-lowdelay  variable frame rate with RECORDKIT_LOW_DELAY_FILES=1 (the encoder settings
-                 files had before issue 23: no B-frames, no look-ahead, no mbtree, sliced threads)
+                 files used to have: no B-frames, no look-ahead, no mbtree, sliced threads)
   ffmpeg         ffmpeg -f x11grab -framerate FPS -draw_mouse 0 ... -c:v libx264 -preset veryfast
                  -crf C -g 2*FPS, recordctl's colour conversion (scripts/benchmark.py FFMPEG_COLOUR)
 

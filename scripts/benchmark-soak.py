@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Soak benchmark (issue 23, item 5): does a long recording stay flat? Not a CI test.
+"""Soak benchmark (docs/BENCHMARKS.md, "Memory over time"): does a long recording stay flat? Not a CI test.
 
 With the test rig (scripts/rig.sh) running (or it starts one), it puts moving content full
 screen (ffplay of a 1920x1080 testsrc2 pattern, scripts/benchlib.py) and records it for

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How long `recordctl` takes to start (issue 12): wall time of N runs of `recordctl --version`
+"""How long `recordctl` takes to start (the thin client): wall time of N runs of `recordctl --version`
 (parse only: an unknown option, exit 64) and of `recordctl status` against a running service
 of its own (a private XDG_RUNTIME_DIR), and the shared libraries the binary loads (ldd).
 

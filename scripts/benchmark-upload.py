@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Upload benchmark (issue 20; numbers in docs/BENCHMARKS.md).
+"""Upload benchmark (docs/UPLOADS.md; numbers in docs/BENCHMARKS.md, "Uploads").
 
 1. A file (default 1 GiB) to the same local S3 server (SeaweedFS of scripts/upload-servers.sh),
    alternating A B A B for --rounds rounds:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the loopback web surface costs recordd, in process (issue 24, docs/WEB.md "In process or not").
+"""What the loopback web surface costs recordd, in process (docs/WEB.md, "In process or not").
 
   scripts/benchmark-web.py [--seconds 10] [--rounds 2] [--viewers 1,20]
 

@@ -21,7 +21,7 @@ Every subprocess is bounded. A recorder that overruns gets SIGINT (to the proces
 `timeout --foreground -s INT`: a process-group SIGINT makes ffmpeg see two and abort without
 writing `moov`), then SIGKILL.
 
-Issue 12 adds two recorders that stream and record at once, with the same encoder settings
+It also runs two recorders that stream and record at once, with the same encoder settings
 (H.264 veryfast, bitrate = maxrate = 6 Mbit/s, one-second VBV, GOP 2 s, AAC 160k), and reads
 back what the rig's nginx-rtmp recorded:
 
@@ -29,7 +29,7 @@ back what the rig's nginx-rtmp recorded:
   ffmpeg-tee  ffmpeg ... -c:v libx264 -preset veryfast -b:v 6M -maxrate 6M -bufsize 6M -g 60
                 -f tee "[select=...]B.mp4|[f=flv:select=\'v:0,a:0\']rtmp://..."
 
-Issue 9 adds the preview: `ours-preview` is `ours` plus --preview, watched for the whole run by
+The preview: `ours-preview` is `ours` plus --preview, watched for the whole run by
 one headless Chromium viewer (scripts/preview_viewer.py, Selenium). With it in the list, a
 200x200 window flashing white every 2.5 s (rk-testwindow --flash-every 2.5) sits over the
 content for every recorder (the same picture for all), and the viewer timestamps each flash it
@@ -111,7 +111,7 @@ def recorder_command(name, args, env, out, progress, rtmp):
             return cmd + ["--replay-buffer", "30"]
         if name in PREVIEW_RECORDERS:
             return cmd + ["--preview"]
-        if name == "ours-variable":  # ours-constant is ours, named for --cases tables (issue 11)
+        if name == "ours-variable":  # ours-constant is ours, named for --cases tables
             return [a if a != "constant" else "variable" for a in cmd]
         if name == "ours-file-6m":
             return cmd + ["--bitrate", "6M"]  # the file alone with the stream's video settings
@@ -542,7 +542,7 @@ def main():
             for k in ("cpu_per_s", "total_cpu_per_s", "peak_rss_mb", "video_mbps"):
                 a, b = summary[a_name][k], summary[b_name][k]
                 ratios[f"{a_name}/{b_name} {k}"] = a / b if a is not None and b else None
-    if cases != ["moving"] and "ffmpeg" in recorders:  # per case: each of ours / ffmpeg (issue 11)
+    if cases != ["moving"] and "ffmpeg" in recorders:  # per case: each of ours / ffmpeg
         for c in cases:
             for n in recorders:
                 a, b = summary[f"{c}:{n}"]["cpu_per_s"], summary[f"{c}:ffmpeg"]["cpu_per_s"]

@@ -1,4 +1,4 @@
-"""CPU seconds of a Chromium process tree, by process type (issue 9's viewer cost).
+"""CPU seconds of a Chromium process tree, by process type (a preview viewer's cost, docs/PREVIEW.md).
 
   tree_cpu(root_pid) -> {"browser": s, "renderer": s, "gpu-process": s, "utility": s, ..., "driver": s}
 

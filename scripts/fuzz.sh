@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the protocol parsers with libFuzzer for a bounded time each (issue 13):
+# Fuzzes the protocol parsers with libFuzzer for a bounded time each (docs/TESTING.md, "Fuzzing"):
 #   rk-fuzz-control    the control protocol (recordd's request lines: parser, id recovery,
 #                      URL checks, secret masking; links RecordKitControl only)
 #   rk-fuzz-extension  the extension protocol (datagrams between host and extension)
-#   rk-fuzz-web        the loopback web server (issue 24): HTTP request path, WebSocket
+#   rk-fuzz-web        the loopback web server: HTTP request path, WebSocket
 #                      handshake and framing, Range (RecordKitWeb on NIO's EmbeddedChannel)
 # Builds them with `-sanitize=fuzzer` in a scratch dir of their own (.build-fuzz), starting from
 # the seed corpus in Tests/Fuzz/corpus/<name>. A crash, a trap or a failed precondition fails

@@ -13,6 +13,7 @@ PKGS=(
   pulseaudio pulseaudio-utils
   pipewire pipewire-pulse wireplumber
   nginx-light libnginx-mod-rtmp
+  stunnel4 openssl
   srt-tools
   procps psmisc python3
   time curl util-linux
@@ -29,7 +30,7 @@ install_selenium() {
   echo "install-deps: pip install selenium"
   python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
 }
-# obs-websocket's third-party clients (issue 22, ObsWebSocketTests): obsws-python (JSON), and
+# obs-websocket's third-party clients (ObsWebSocketTests): obsws-python (JSON), and
 # msgpack + websocket-client for a MessagePack client (docs/OBS-WEBSOCKET.md).
 install_obs_clients() {
   python3 -c 'import obsws_python, msgpack, websocket' 2>/dev/null && return 0

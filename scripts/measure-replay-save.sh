@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures saving a replay (issue 10): with the rig running (scripts/rig.sh start), a private
+# Measures saving a replay: with the rig running (scripts/rig.sh start), a private
 # recordd records the whole screen (a moving 960x540 testsrc2 window on it) into a file with a
 # 30 s replay buffer; after 35 s it saves three 30 s clips 3 s apart and prints each save's wall
 # time, the capture's dropped frames and the file handler's dropped video before and after, and

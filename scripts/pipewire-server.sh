@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A private PipeWire audio server speaking the PulseAudio protocol (pipewire-pulse), for the tests
-# that show RecordKit's PulseAudio code works the same on PipeWire (issue 11, docs/ARCHITECTURE.md).
+# that show RecordKit's PulseAudio code works the same on PipeWire (docs/ARCHITECTURE.md).
 #
 #   scripts/pipewire-server.sh start DIR   start pipewire + wireplumber + pipewire-pulse under DIR,
 #                                          wait until `pactl info` says "PulseAudio (on PipeWire ...)",

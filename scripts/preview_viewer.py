@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One headless viewer of a RecordKit preview page, for scripts/benchmark.py (issue 9).
+"""One headless viewer of a RecordKit preview page, for scripts/benchmark.py.
 
   preview_viewer.py URL --seconds S [--probe X,Y] [--window W,H]
 

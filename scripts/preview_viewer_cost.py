@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where a headless Chromium viewer of the preview page spends its CPU (issue 9, docs/PREVIEW.md).
+"""Where a headless Chromium viewer of the preview page spends its CPU (docs/PREVIEW.md, "Cost").
 
   preview_viewer_cost.py URL [--phase-seconds S] [--window W,H]
   preview_viewer_cost.py --record [--recordctl PATH] [--phase-seconds S]

@@ -9,7 +9,7 @@
 #   scripts/rig.sh nginx-stop / nginx-start   stop or (re)start the RTMP server alone (reconnect tests)
 #   scripts/rig.sh x-stop / x-start, pulse-stop / pulse-start   the X or the audio server alone (availability tests)
 #
-# What runs (see docs/TESTING.md and ../shared/STACK-NOTES.md, "A test rig that behaves"):
+# What runs (see docs/TESTING.md, "The rig"):
 #   Xvfb :99 (or the next free display) 1920x1080x24, -nolisten tcp, MIT-SHM on, black root
 #   openbox (EWMH window manager; undecorated windows, so geometry is exact)
 #   pulseaudio -n, native protocol on $RIG/pulse.sock only, null sinks app_sink and mic_sink (48 kHz),
@@ -17,17 +17,26 @@
 #   two ffmpeg tone players: 440 Hz -> app_sink, 1000 Hz -> mic_sink (low-latency pulse clients)
 #   nginx + RTMP module: rtmp://127.0.0.1:19350/live (publish from 127.0.0.1 only, key must start
 #       with "testkey", everything recorded into $RIG/rtmp-rec); http://127.0.0.1:19380/{auth,stat}
+#   stunnel4: TLS in front of that nginx-rtmp (Debian's nginx-light has no stream module), with
+#       certificates the rig makes itself in $RIG/tls (openssl; the test CA is tls/ca.crt):
+#       rtmps://127.0.0.1:19360/live  certificate for 127.0.0.1 and localhost, signed by the test CA
+#       rtmps://127.0.0.1:19361/live  a self-signed certificate for 127.0.0.1 and localhost
+#       rtmps://127.0.0.1:19362/live  a certificate signed by the test CA for another host only
 #
 # Everything lives in the rig dir: RK_RIG_DIR, default $PWD/rig-run. (Exceptions the X server
 # imposes: its socket and lock in /tmp/.X11-unix and /tmp/.X<n>-lock.)
 # Tunables: RK_DISPLAY_NUM (first display number tried, default 99), RK_RTMP_PORT (19350),
-# RK_HTTP_PORT (19380), RK_SCREEN (1920x1080x24), RK_APP_TONE_HZ (440), RK_MIC_TONE_HZ (1000).
+# RK_HTTP_PORT (19380), RK_RTMPS_PORT (19360), RK_RTMPS_SELFSIGNED_PORT (19361),
+# RK_RTMPS_WRONGHOST_PORT (19362), RK_SCREEN (1920x1080x24), RK_APP_TONE_HZ (440), RK_MIC_TONE_HZ (1000).
 set -euo pipefail
 
 RIG=${RK_RIG_DIR:-$PWD/rig-run}
 RIG=$(realpath -m -- "$RIG")
 RTMP_PORT=${RK_RTMP_PORT:-19350}
 HTTP_PORT=${RK_HTTP_PORT:-19380}
+RTMPS_PORT=${RK_RTMPS_PORT:-19360}
+RTMPS_SELFSIGNED_PORT=${RK_RTMPS_SELFSIGNED_PORT:-19361}
+RTMPS_WRONGHOST_PORT=${RK_RTMPS_WRONGHOST_PORT:-19362}
 SCREEN_GEOM=${RK_SCREEN:-1920x1080x24}
 APP_HZ=${RK_APP_TONE_HZ:-440}
 MIC_HZ=${RK_MIC_TONE_HZ:-1000}
@@ -39,9 +48,12 @@ PULSE_SOCK=$RIG/pulse.sock
 PULSE_DIR=$RIG/pulse
 REC_DIR=$RIG/rtmp-rec
 NGX=$RIG/nginx
+TLS=$RIG/tls
+# The only host the wrong-host certificate names (a reserved name that never resolves).
+WRONG_HOST=rtmps.wrong-host.invalid
 
 # Order matters: start in this order, stop in reverse.
-COMPONENTS=(xvfb openbox pulse tone-app tone-mic nginx)
+COMPONENTS=(xvfb openbox pulse tone-app tone-mic nginx stunnel)
 
 log() { printf 'rig: %s\n' "$*" >&2; }
 die() { printf 'rig: error: %s\n' "$*" >&2; exit 1; }
@@ -50,7 +62,7 @@ die() { printf 'rig: error: %s\n' "$*" >&2; exit 1; }
 exe_of() {
   case $1 in
     xvfb) echo Xvfb ;; openbox) echo openbox ;; pulse) echo pulseaudio ;;
-    tone-app|tone-mic) echo ffmpeg ;; nginx) echo nginx ;;
+    tone-app|tone-mic) echo ffmpeg ;; nginx) echo nginx ;; stunnel) echo stunnel4 ;;
   esac
 }
 
@@ -123,12 +135,21 @@ port_answers() { timeout 3 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; 
 nginx_answers() {
   port_answers "$RTMP_PORT" && timeout 5 curl -fsS -o /dev/null "http://127.0.0.1:$HTTP_PORT/stat"
 }
+# tls_answers PORT: a TLS handshake on PORT completes (the certificate is not checked here;
+# `check` does).
+tls_answers() {
+  timeout 5 openssl s_client -connect "127.0.0.1:$1" </dev/null 2>/dev/null |
+    grep -q '^-----BEGIN CERTIFICATE-----'
+}
+stunnel_answers() {
+  tls_answers "$RTMPS_PORT" && tls_answers "$RTMPS_SELFSIGNED_PORT" && tls_answers "$RTMPS_WRONGHOST_PORT"
+}
 
 answers() {
   case $1 in
     xvfb) x_answers ;; openbox) wm_answers ;; pulse) pulse_answers ;;
     tone-app) tone_answers app_sink ;; tone-mic) tone_answers mic_sink ;;
-    nginx) nginx_answers ;;
+    nginx) nginx_answers ;; stunnel) stunnel_answers ;;
   esac
 }
 
@@ -210,7 +231,7 @@ EOF
   rm -f -- "$PULSE_SOCK"
   log "starting pulseaudio on $PULSE_SOCK"
   # As root, PulseAudio tries D-Bus autolaunch if it sees DISPLAY: run it with a scrubbed
-  # environment (STACK-NOTES.md, "PulseAudio as root").
+  # environment and D-Bus disabled.
   spawn pulse env -i PATH="$PATH" HOME="$PULSE_DIR/home" XDG_RUNTIME_DIR="$PULSE_DIR/runtime" \
     XDG_CONFIG_HOME="$PULSE_DIR/config" DBUS_SESSION_BUS_ADDRESS=disabled: \
     PULSE_CONFIG="$PULSE_DIR/config/pulse/daemon.conf" PULSE_CLIENTCONFIG="$PULSE_DIR/client.conf" \
@@ -321,6 +342,90 @@ EOF
   wait_until 15 "nginx" nginx_answers || die "nginx does not answer (see $NGX/error.log, $LOGS/nginx.log)"
 }
 
+# The rig's certificates, made once per rig dir (again when one expires within a day), all
+# EC P-256 and valid for 10 years:
+#   ca.crt/ca.key                 the test CA (what tests give to --rtmp-ca-file)
+#   server.crt/server.key         127.0.0.1 and localhost (SANs), signed by the test CA
+#   selfsigned.crt/selfsigned.key 127.0.0.1 and localhost (SANs), signed by itself
+#   wronghost.crt/wronghost.key   only $WRONG_HOST, signed by the test CA
+make_certs() {
+  local f fresh=1
+  for f in ca server selfsigned wronghost; do
+    [ -s "$TLS/$f.crt" ] && [ -s "$TLS/$f.key" ] &&
+      openssl x509 -checkend 86400 -noout -in "$TLS/$f.crt" >/dev/null 2>&1 || fresh=0
+  done
+  ((fresh)) && return 0
+  log "making the test CA and certificates in $TLS"
+  rm -rf -- "$TLS"
+  mkdir -p "$TLS"
+  local ossl=(openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+  "${ossl[@]}" -x509 -days 3650 -keyout "$TLS/ca.key" -out "$TLS/ca.crt" \
+    -subj "/O=RecordKit test rig/CN=RecordKit test CA" \
+    -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign \
+    >>"$LOGS/tls.log" 2>&1 || die "openssl: cannot make the test CA (see $LOGS/tls.log)"
+  make_leaf server "/O=RecordKit test rig/CN=127.0.0.1" "IP:127.0.0.1,DNS:localhost"
+  make_leaf wronghost "/O=RecordKit test rig/CN=$WRONG_HOST" "DNS:$WRONG_HOST"
+  "${ossl[@]}" -x509 -days 3650 -keyout "$TLS/selfsigned.key" -out "$TLS/selfsigned.crt" \
+    -subj "/O=RecordKit test rig/CN=127.0.0.1" -addext subjectAltName=IP:127.0.0.1,DNS:localhost \
+    >>"$LOGS/tls.log" 2>&1 || die "openssl: cannot make the self-signed certificate (see $LOGS/tls.log)"
+  rm -f -- "$TLS"/*.csr "$TLS"/*.ext "$TLS"/*.srl
+  chmod 0600 "$TLS"/*.key
+  chmod 0644 "$TLS"/*.crt
+}
+
+# make_leaf NAME SUBJECT SANS: a server certificate signed by the test CA.
+make_leaf() {
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$TLS/$1.key" \
+    -out "$TLS/$1.csr" -subj "$2" >>"$LOGS/tls.log" 2>&1 ||
+    die "openssl: cannot make the $1 key (see $LOGS/tls.log)"
+  printf '%s\n' basicConstraints=critical,CA:FALSE keyUsage=critical,digitalSignature \
+    extendedKeyUsage=serverAuth "subjectAltName=$3" >"$TLS/$1.ext"
+  openssl x509 -req -in "$TLS/$1.csr" -CA "$TLS/ca.crt" -CAkey "$TLS/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$TLS/$1.ext" -out "$TLS/$1.crt" >>"$LOGS/tls.log" 2>&1 ||
+    die "openssl: cannot sign the $1 certificate (see $LOGS/tls.log)"
+}
+
+# stunnel4 in the foreground (pid bookkeeping like every server): three TLS services in front of
+# the rig's nginx-rtmp, one per certificate.
+start_stunnel() {
+  if alive stunnel && stunnel_answers; then return 0; fi
+  alive stunnel && stop_one stunnel
+  command -v stunnel4 >/dev/null || die "stunnel4 is not installed: run scripts/install-deps.sh"
+  local p
+  for p in "$RTMPS_PORT" "$RTMPS_SELFSIGNED_PORT" "$RTMPS_WRONGHOST_PORT"; do
+    port_answers "$p" && die "port $p is already in use by another program"
+  done
+  make_certs
+  cat >"$TLS/stunnel.conf" <<EOF
+; Generated by scripts/rig.sh: TLS in front of the rig's nginx-rtmp (127.0.0.1:$RTMP_PORT).
+foreground = yes
+pid =
+debug = notice
+syslog = no
+
+[rtmps]
+accept = 127.0.0.1:$RTMPS_PORT
+connect = 127.0.0.1:$RTMP_PORT
+cert = $TLS/server.crt
+key = $TLS/server.key
+
+[rtmps-selfsigned]
+accept = 127.0.0.1:$RTMPS_SELFSIGNED_PORT
+connect = 127.0.0.1:$RTMP_PORT
+cert = $TLS/selfsigned.crt
+key = $TLS/selfsigned.key
+
+[rtmps-wronghost]
+accept = 127.0.0.1:$RTMPS_WRONGHOST_PORT
+connect = 127.0.0.1:$RTMP_PORT
+cert = $TLS/wronghost.crt
+key = $TLS/wronghost.key
+EOF
+  log "starting stunnel4: rtmps on 127.0.0.1:$RTMPS_PORT (self-signed :$RTMPS_SELFSIGNED_PORT, wrong host :$RTMPS_WRONGHOST_PORT)"
+  spawn stunnel stunnel4 "$TLS/stunnel.conf"
+  wait_until 15 "stunnel" stunnel_answers || die "stunnel4 does not answer (see $LOGS/stunnel.log)"
+}
+
 write_env() {
   {
     echo "# RecordKit rig environment ($(date -Is)); source this file."
@@ -332,6 +437,10 @@ write_env() {
     printf 'export RK_RTMP_URL=%q\n' "rtmp://127.0.0.1:$RTMP_PORT/live"
     printf 'export RK_RTMP_REC_DIR=%q\n' "$REC_DIR"
     printf 'export RK_RTMP_STAT_URL=%q\n' "http://127.0.0.1:$HTTP_PORT/stat"
+    printf 'export RK_RTMPS_URL=%q\n' "rtmps://127.0.0.1:$RTMPS_PORT/live"
+    printf 'export RK_RTMPS_SELFSIGNED_URL=%q\n' "rtmps://127.0.0.1:$RTMPS_SELFSIGNED_PORT/live"
+    printf 'export RK_RTMPS_WRONGHOST_URL=%q\n' "rtmps://127.0.0.1:$RTMPS_WRONGHOST_PORT/live"
+    printf 'export RK_RTMPS_CA_FILE=%q\n' "$TLS/ca.crt"
     printf 'export RK_XVFB_PID=%q\n' "$(pid_of xvfb)"
   } >"$RIG/env.tmp"
   mv -f "$RIG/env.tmp" "$RIG/env"
@@ -386,6 +495,7 @@ cmd_start() {
   start_tone tone-app app_sink "$APP_HZ"
   start_tone tone-mic mic_sink "$MIC_HZ"
   start_nginx
+  start_stunnel
   write_env
   log "up in $((SECONDS - t0)) s: DISPLAY=$(display) PULSE_SERVER=unix:$PULSE_SOCK rtmp://127.0.0.1:$RTMP_PORT/live"
   log "env: source $RIG/env"
@@ -444,6 +554,20 @@ check_publish() {   # check_publish KEY: 2 s of test pattern + tone as FLV to rt
     -t 2 -c:v libx264 -preset ultrafast -g 30 -c:a aac -f flv "rtmp://127.0.0.1:$RTMP_PORT/live/$1"
 }
 check_recorded() { sleep 0.5; [ -n "$(find "$REC_DIR" -name "$1*.flv" -size +10k)" ]; }
+# check_rtmps PORT KEY: 2 s published through TLS on PORT, the certificate verified against the
+# rig's CA and the URL's host (FFmpeg's tls protocol: tls_verify, ca_file).
+check_rtmps() {
+  timeout -k 5 30 ffmpeg -nostdin -hide_banner -loglevel error -re \
+    -f lavfi -i testsrc2=size=320x240:rate=30 -t 2 -c:v libx264 -preset ultrafast -g 30 \
+    -f flv -tls_verify 1 -ca_file "$TLS/ca.crt" "rtmps://127.0.0.1:$1/live/$2"
+}
+# check_verify PORT RESULT: openssl's verdict on PORT's certificate for 127.0.0.1, with the CA.
+check_verify() {
+  local said
+  said=$(timeout 5 openssl s_client -connect "127.0.0.1:$1" -CAfile "$TLS/ca.crt" -verify_ip 127.0.0.1 \
+    -verify_return_error </dev/null 2>&1 || true)   # refusing is openssl's failure, not ours
+  grep -q "$2" <<<"$said"
+}
 check_stat() { timeout 5 curl -fsS "http://127.0.0.1:$HTTP_PORT/stat" | grep '<rtmp>' >/dev/null; }
 
 cmd_check() {
@@ -466,6 +590,11 @@ cmd_check() {
   chk "publish recorded into $REC_DIR" check_recorded "$key"
   chk "publish to live/wrongkey rejected" eval '! check_publish wrongkey'
   chk "/stat page" check_stat
+  chk "TLS 127.0.0.1:$RTMPS_PORT: certificate verifies (test CA, 127.0.0.1)" check_verify "$RTMPS_PORT" 'Verification: OK'
+  chk "TLS 127.0.0.1:$RTMPS_SELFSIGNED_PORT: self-signed certificate refused" check_verify "$RTMPS_SELFSIGNED_PORT" 'self-signed certificate'
+  chk "TLS 127.0.0.1:$RTMPS_WRONGHOST_PORT: wrong-host certificate refused" check_verify "$RTMPS_WRONGHOST_PORT" 'IP address mismatch'
+  chk "publish through TLS (rtmps://127.0.0.1:$RTMPS_PORT) accepted" check_rtmps "$RTMPS_PORT" "$key-tls"
+  chk "publish through TLS recorded into $REC_DIR" check_recorded "$key-tls"
   find "$REC_DIR" -name "$key*" -delete 2>/dev/null || true
   return $CHECK_FAILED
 }
@@ -484,7 +613,7 @@ cmd_nginx_start() {
 }
 
 # The X server (with its window manager) or the audio server (with its tones) alone, for tests of
-# availability while idle (issue 22): the display keeps its number when nothing else took it.
+# availability while idle: the display keeps its number when nothing else took it.
 cmd_x_stop() {
   lock
   stop_components openbox xvfb

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # THE test command (README; .ci/run calls it): install the Debian packages, start the test rig
-# (scripts/rig.sh: Xvfb + openbox, PulseAudio with two tones, nginx-rtmp), build, run every test
+# (scripts/rig.sh: Xvfb + openbox, PulseAudio with two tones, nginx-rtmp, stunnel4 for RTMPS), build, run every test
 # target serially (the tests share one display), stop the rig. Exits with `swift test`'s status.
 #
 #   scripts/test.sh                      everything
@@ -75,7 +75,7 @@ export RK_TESTWINDOW=${RK_TESTWINDOW:-$BIN/rk-testwindow}
 status=0
 swift test "${SCRATCH[@]}" "$@" 8>&- || status=$?
 echo "test: swift test exited with status $status" >&2
-# The protocol parsers under libFuzzer, 30 s each (issue 13); only for a full run (no --filter).
+# The protocol parsers under libFuzzer, 30 s each (docs/TESTING.md, "Fuzzing"); only for a full run (no --filter).
 # RK_FUZZ_SECONDS=0 skips it.
 if [ $# = 0 ]; then
   fuzz_status=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real upload servers for the upload tests (issue 20, docs/UPLOADS.md), on 127.0.0.1 only:
+# Real upload servers for the upload tests (docs/UPLOADS.md), on 127.0.0.1 only:
 #
 #   scripts/upload-servers.sh start [DIR] [NAME…]   start rclone, seaweedfs and tus (or only NAMEs), wait until each answers
 #   scripts/upload-servers.sh stop [DIR] [NAME…]    stop them (TERM, then KILL after 5 s)

@@ -13,8 +13,8 @@
 #
 # Run as root (it installs packages and makes the user); everything of the session runs as the
 # unprivileged user `rkwayland` (sway refuses root, and that user's session bus refuses root
-# clients, so the recorder under test runs as that user too: `run`). See docs/WAYLAND.md and
-# ../shared/WAYLAND-RIG.md for why each piece is there.
+# clients, so the recorder under test runs as that user too: `run`). See docs/WAYLAND.md
+# ("The test rig") for why each piece is there.
 #
 # What runs, in this order (stopped in reverse):
 #   dbus-daemon --session (private bus at $WL/run/bus)

@@ -80,7 +80,7 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
                                  appAudio: options.includeAppAudio ? .encoded(options.audio) : .none,
                                  micAudio: options.includeMicAudio ? .encoded(options.audio) : .none)
         input.sharesVideoEncode = options.sharesStreamEncode
-        input.toleratesEncoderDelay = true  // a file: skip splicing on a still screen (issue 11)
+        input.toleratesEncoderDelay = true  // a file: nobody watches live, so a still screen may be skip-spliced
         return input
     }
 

@@ -18,7 +18,7 @@ final class FileWriter {
     /// Whether any packet was written.
     private(set) var hasMedia = false
     /// An MP4's fragments read as they are written (once a second), so finalizing reads only the
-    /// last ones (issue 23); nil for Matroska, or after a read failed (finalizing then reads all).
+    /// last ones (stop in constant time); nil for Matroska, or after a read failed (finalizing then reads all).
     private(set) var scanner: MP4FragmentScanner?
 
     /// How often written data is forced to disk.

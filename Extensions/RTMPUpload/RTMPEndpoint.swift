@@ -33,6 +33,10 @@ public struct RTMPEndpoint: Sendable, Hashable, CustomStringConvertible {
     public let streamKey: String
     /// User information before the host (`user:password`), if any: secret.
     let userInfo: String?
+    /// For `rtmps://`: a PEM file of the certificate authorities (or self-signed certificates)
+    /// to trust instead of the system's store; nil trusts the system's store. Not part of the
+    /// URL: the handler sets it from ``RTMPOutputOptions/caFile``. The path is no secret.
+    public var caFile: String?
 
     /// The port connected to.
     public var port: Int { explicitPort ?? scheme.defaultPort }
@@ -64,8 +68,18 @@ public struct RTMPEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// rather than letting it guess from the URL (it would otherwise, for example, strip a
     /// `.flv` ending or a `mp4:` prefix from the key, or take only the first path component of
     /// a multi-level application).
+    ///
+    /// For `rtmps://` the server's certificate is verified: libavformat's `tls` protocol (under
+    /// `rtmps`, which hands down the options it does not know itself) checks the chain against
+    /// ``caFile`` or the system's store, and the certificate's names against ``host``
+    /// (`tls_verify`, `ca_file`; FFmpeg's default is to verify nothing).
     var ffmpegOptions: [String: String] {
-        ["rtmp_app": application, "rtmp_playpath": streamKey, "tcp_nodelay": "1"]
+        var options = ["rtmp_app": application, "rtmp_playpath": streamKey, "tcp_nodelay": "1"]
+        if scheme == .rtmps {
+            options["tls_verify"] = "1"
+            if let caFile { options["ca_file"] = caFile }
+        }
+        return options
     }
 
     /// Parses `url`.

@@ -17,6 +17,14 @@ struct RTMPFailure: Error, Sendable, Equatable {
         case notRTMP(String)
         /// The server accepted the connection but refused to publish the stream.
         case rejected(serverMessage: String?)
+        /// `rtmps://`: the server's certificate does not chain to a trusted authority
+        /// (self-signed, a private CA, expired, …).
+        case certificateUntrusted
+        /// `rtmps://`: the server's certificate is valid but names another host.
+        case certificateWrongHost
+        /// `rtmps://`: the TLS handshake failed (FFmpeg's words): not a TLS port, no common
+        /// protocol version, …
+        case tlsFailed(String)
         /// The connection broke while sending.
         case lost(String)
         /// Anything else (FFmpeg's words).
@@ -33,6 +41,9 @@ struct RTMPFailure: Error, Sendable, Equatable {
         case .timedOut: return "timed out"
         case .notRTMP: return "not an RTMP server"
         case .rejected: return "publish rejected"
+        case .certificateUntrusted: return "TLS certificate not trusted"
+        case .certificateWrongHost: return "TLS certificate for another host"
+        case .tlsFailed(let why): return "TLS handshake failed: \(why)"
         case .lost(let why): return "connection lost: \(why)"
         case .other(let why): return why
         }
@@ -54,6 +65,19 @@ struct RTMPFailure: Error, Sendable, Equatable {
             let said = message.map { " (the server said: \($0))" } ?? ""
             return BroadcastError(.invalidSetup, "the RTMP server at \(endpoint.masked) refused to publish the stream\(said): "
                 + "check the stream key and the application name '\(endpoint.application)', and that the key is not already in use")
+        case .certificateUntrusted:
+            let trusted = endpoint.caFile.map { "the CA file \($0)" } ?? "the system's trusted certificates"
+            return BroadcastError(.networkFailed, "cannot broadcast to \(endpoint.masked): the server's TLS certificate was refused: "
+                + "it is self-signed or signed by a certificate authority that is not in \(trusted) (or it has expired). "
+                + "If you trust this server, give the certificate of the authority that signed it (for a self-signed "
+                + "certificate, the certificate itself) with --rtmp-ca-file PATH (config file: [rtmp] ca-file)")
+        case .certificateWrongHost:
+            return BroadcastError(.networkFailed, "cannot broadcast to \(endpoint.masked): the server's TLS certificate was refused: "
+                + "it is made out for another host than '\(endpoint.host)'. Use the host name the certificate names in the "
+                + "URL (--rtmp-ca-file cannot change this; the certificate's chain itself was trusted)")
+        case .tlsFailed(let why):
+            return BroadcastError(.networkFailed, "cannot broadcast to \(endpoint.masked): the TLS handshake with \(target) failed "
+                + "(\(why)); is it an RTMPS port? (rtmps:// speaks TLS, rtmp:// does not)")
         case .lost(let why):
             return BroadcastError(.networkFailed, "the connection to \(endpoint.masked) broke before the broadcast went live: \(why)")
         case .other(let why):
@@ -79,6 +103,7 @@ struct RTMPFailure: Error, Sendable, Equatable {
         if let line = log.first(where: { $0.contains("Failed to resolve hostname") }) {
             return RTMPFailure(reason: .unknownHost(Self.after(": ", in: line) ?? why))
         }
+        if let tls = tlsFailure(log) { return tls }
         if let line = log.first(where: { $0.lowercased().contains("handshake") }) {
             return RTMPFailure(reason: .notRTMP(Self.message(of: line)))
         }
@@ -91,6 +116,23 @@ struct RTMPFailure: Error, Sendable, Equatable {
             return RTMPFailure(reason: .rejected(serverMessage: nil))
         }
         return RTMPFailure(reason: .other(log.last.map(Self.message(of:)) ?? why))
+    }
+
+    /// What libavformat's `tls` protocol (GnuTLS in Debian's FFmpeg 5.1, `tls_gnutls.c`) logged
+    /// when it refused the server's certificate or the handshake failed, or nil when it logged
+    /// nothing. Its words: "Peer certificate failed verification" and "Unable to verify peer
+    /// certificate: …" (the chain), "The certificate's owner does not match hostname H" (the
+    /// name); any other `[tls @ …]` error is GnuTLS's message for a failed handshake.
+    static func tlsFailure(_ log: [String]) -> RTMPFailure? {
+        let tlsLines = log.filter { $0.hasPrefix("[tls @") }
+        if tlsLines.contains(where: { $0.contains("does not match hostname") }) {
+            return RTMPFailure(reason: .certificateWrongHost)
+        }
+        if tlsLines.contains(where: { $0.contains("certificate failed verification") || $0.contains("Unable to verify peer certificate") }) {
+            return RTMPFailure(reason: .certificateUntrusted)
+        }
+        if let line = tlsLines.first { return RTMPFailure(reason: .tlsFailed(Self.message(of: line))) }
+        return nil
     }
 
     /// Classifies a failed write on a live connection.

@@ -21,6 +21,10 @@ public struct RTMPOutputOptions: Sendable, Hashable {
     /// How long, once the broadcast finished, the handler keeps sending what it still holds
     /// before it closes the connection anyway.
     public var finishTimeoutSeconds: Double
+    /// For `rtmps://`: a PEM file of the certificate authorities (or self-signed server
+    /// certificates) to trust instead of the system's store (nil). The server's certificate is
+    /// always verified: its chain, and that it names the URL's host.
+    public var caFile: String?
     /// Something the user should know about this stream's encoding (it stays H.264 + AAC while
     /// the file is HEVC, …), published as `note` in the handler's service info; nil for none.
     public var note: String?

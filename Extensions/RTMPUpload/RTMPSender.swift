@@ -65,6 +65,8 @@ final class RTMPSender: @unchecked Sendable {
     // The sender thread's own.
     private var phase = Phase.connecting
     private var lastError: String?
+    /// Connections made again after one was lost (status `reconnections`, the metrics' counter).
+    private var reconnections = 0
     private var connection: NetworkOutput?
     private var bytesOfClosedConnections: Int64 = 0
     private var timestamps = FLVTimestamps()
@@ -157,6 +159,7 @@ final class RTMPSender: @unchecked Sendable {
                 session = .lost(failure)
             case .success(let output):
                 session = stream(over: output) {
+                    if everLive { reconnections += 1 }
                     everLive = true
                     attempt = 0
                     lastError = nil  // live again: what broke the last connection is history
@@ -383,7 +386,7 @@ final class RTMPSender: @unchecked Sendable {
         let dropped = queue.dropped
         condition.unlock()
         var info = ["url": endpoint.masked, "state": phase.text, "bytesSent": String(bytesSent),
-                    "bitrateKbps": String(bitrateKbps), "dropped": String(dropped)]
+                    "bitrateKbps": String(bitrateKbps), "dropped": String(dropped), "reconnections": String(reconnections)]
         info["lastError"] = lastError ?? ""  // empty: removed from the status (live again)
         context.publish(serviceInfo: info)
     }

@@ -27,8 +27,11 @@ import RecordKitMedia
 /// * an unknown host, a refused connection, a server that is not RTMP, a rejected publish (wrong
 ///   stream key or application), when the first connection fails;
 /// * reconnecting that failed ``RTMPReconnectPolicy/maxAttempts`` times.
-/// A malformed URL, an unsupported scheme (or `rtmps://` without TLS in FFmpeg) and a recording
-/// without video are refused by ``broadcastStarted(setupInfo:context:)`` itself.
+/// * for `rtmps://`, a server certificate that is not trusted (self-signed, a private CA not
+///   given as ``RTMPOutputOptions/caFile``) or made out for another host than the URL's.
+/// A malformed URL, an unsupported scheme (or `rtmps://` without TLS in FFmpeg), a CA file that
+/// cannot be read or holds no certificate, and a recording without video are refused by
+/// ``broadcastStarted(setupInfo:context:)`` itself.
 ///
 /// Secrets: the stream key appears in no message, status or log line, FFmpeg's included
 /// (``FFmpegLog``); the URL is shown as `rtmp://host/app/****`.
@@ -71,7 +74,11 @@ public final class RTMPUploadHandler: BroadcastSampleHandler {
             }
             endpoint = srt
         } else {
-            let rtmp = try RTMPEndpoint(parsing: options.url)
+            var rtmp = try RTMPEndpoint(parsing: options.url)
+            if rtmp.scheme == .rtmps, let caFile = options.caFile {  // issue 23: RTMPS verified
+                try RTMPCAFile.check(caFile)
+                rtmp.caFile = caFile
+            }
             guard NetworkOutput.supportsOutputProtocol(rtmp.scheme.rawValue) else {
                 throw BroadcastError(.invalidSetup, "cannot broadcast to \(rtmp.masked): this build of FFmpeg cannot write "
                     + "\(rtmp.scheme.rawValue):// URLs (no TLS support?); use rtmp:// or an FFmpeg built with TLS")

@@ -11,8 +11,9 @@ public enum RTMPUploadManifest {
     /// The Swift target that implements the extension, as the manifest's `entry` names it.
     public static let target = "RTMPUploadExtension"
 
-    /// A handler for setup values already checked against the manifest (`url`, required), with
-    /// the streaming defaults. The URL itself is checked by the handler's `broadcastStarted`,
+    /// A handler for setup values already checked against the manifest (`url`, required;
+    /// `caFile`: the CA file for `rtmps://`, empty for the system's store), with the streaming
+    /// defaults. The URL itself is checked by the handler's `broadcastStarted`,
     /// which refuses a malformed one (the message shows it with the key masked).
     ///
     /// The encoding choices (`preset`, `bitrate`, `keyframeInterval`, `encoder`, …; empty: the
@@ -20,6 +21,7 @@ public enum RTMPUploadManifest {
     /// this FFmpeg; a choice that cannot work is ``BroadcastError/Kind/invalidSetup``.
     public static func handler(setup: SetupInfo) throws(BroadcastError) -> RTMPUploadHandler {
         var options = RTMPOutputOptions(url: setup["url"] ?? "")
+        if let caFile = setup["caFile"], !caFile.isEmpty { options.caFile = caFile }  // issue 23: --rtmp-ca-file
         let choices = try EncodingChoices(setup: setup)
         if choices != EncodingChoices() {
             let resolved = try choices.checked(container: "flv", streaming: true)

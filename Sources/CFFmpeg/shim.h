@@ -11,7 +11,7 @@
 #include <libswscale/swscale.h>
 #include <libswresample/swresample.h>
 
-/* Macros Swift cannot import (STACK-NOTES.md), as inline functions. */
+/* Macros Swift cannot import (its importer skips function-like macros), as inline functions. */
 static inline int shim_averror(int e) { return AVERROR(e); }
 static inline int shim_averror_eof(void) { return AVERROR_EOF; }
 static inline int shim_averror_eagain(void) { return AVERROR(EAGAIN); }

@@ -11,7 +11,7 @@
 #include <sys/ipc.h>
 #include <sys/shm.h>
 
-/* XDestroyImage is a macro that calls through XImage.f (STACK-NOTES.md). */
+/* XDestroyImage is a macro that calls through XImage.f, which Swift cannot import. */
 static inline int shim_XDestroyImage(XImage *image) { return XDestroyImage(image); }
 static inline unsigned long shim_AllPlanes(void) { return AllPlanes; }
 #endif

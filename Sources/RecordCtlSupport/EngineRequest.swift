@@ -1,7 +1,7 @@
 import Foundation
 import RecordKitControl
 
-/// What `recordctl` hands `recordctl-engine` for a verb that runs in process (issue 12): the
+/// What `recordctl` hands `recordctl-engine` for a verb that runs in process: the
 /// verb with everything recordctl already parsed and checked, so the engine parses no command
 /// line and prints nothing recordctl would not have printed itself.
 ///

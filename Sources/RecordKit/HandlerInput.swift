@@ -38,7 +38,7 @@ public struct HandlerInput: Sendable, Hashable {
     /// Whether this handler only stores what it gets (a file) and does not mind encoded video
     /// arriving seconds after it was captured. When every handler of an encoded video stream
     /// says so, a constant-frame-rate recording feeds its encoder only the pictures that changed
-    /// and fills the other frame slots with spliced skip pictures (issue 11): on a still screen
+    /// and fills the other frame slots with spliced skip pictures: on a still screen
     /// the encoder then holds a picture until the next few arrive, up to a few seconds. A live
     /// consumer (a stream, a preview) keeps the default, false, and gets every frame as soon as
     /// it is encoded. Only ``VideoInput/encoded(_:)`` with H.264 from libx264 is affected.

@@ -28,6 +28,8 @@ public struct ConfigFile: Sendable {
     public let hotkeys: HotkeySettings
     /// The `[metrics]` table.
     public let metrics: MetricsSettings
+    /// The `[rtmp]` table.
+    public let rtmp: RTMPSettings
 
     /// Where the config file is: `$XDG_CONFIG_HOME/recordkit/config.toml`, else `$HOME/.config/recordkit/config.toml`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -64,8 +66,15 @@ public struct ConfigFile: Sendable {
         var hooks = HookSettings()
         var hotkeys = HotkeySettings()
         var metrics = MetricsSettings()
+        var rtmp = RTMPSettings()
         for key in table.keys {
-            if key == "metrics" {
+            if key == "rtmp" {
+                guard let t = table[key]?.table else {
+                    throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): rtmp must be a table: [rtmp]")
+                }
+                let header = lines.firstIndex { $0.trimmingCharacters(in: " \t") == "[rtmp]" }.map { $0 + 1 } ?? 0
+                rtmp = try RTMPSettings(t, path: path) { Self.line(of: $0, in: lines, after: header) }
+            } else if key == "metrics" {
                 guard let t = table[key]?.table else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): metrics must be a table: [metrics]")
                 }
@@ -97,7 +106,7 @@ public struct ConfigFile: Sendable {
             } else {
                 guard let setting = SettingKey(rawValue: key) else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): unknown setting \"\(key)\"; known: "
-                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks], [hotkeys], [metrics] and [profiles.NAME]")
+                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks], [hotkeys], [metrics], [rtmp] and [profiles.NAME]")
                 }
                 defaults[setting] = try Self.value(table[key], key: setting, path: path, line: Self.line(of: key, in: lines))
             }
@@ -107,6 +116,7 @@ public struct ConfigFile: Sendable {
         self.hooks = hooks
         self.hotkeys = hotkeys
         self.metrics = metrics
+        self.rtmp = rtmp
     }
 
     private static func settings(_ table: TOMLTable, path: String, lines: [String], after: Int, context: String) throws(ConfigError) -> [SettingKey: String] {

@@ -1,4 +1,4 @@
-/// Whether a recording can start now, and why not (issue 22; ReplayKit's `isAvailable` and
+/// Whether a recording can start now, and why not (ReplayKit's `isAvailable` and
 /// `screenRecorderDidChangeAvailability`): reported by `status` at any time, idle included, and
 /// as an `availability-changed` event when it changes.
 public struct Availability: Codable, Sendable, Equatable {

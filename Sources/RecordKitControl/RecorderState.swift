@@ -1,4 +1,4 @@
-/// The lifecycle of a recording (DESIGN.md): `idle → starting → recording ⇄ paused →
+/// The lifecycle of a recording (docs/ARCHITECTURE.md, "Lifecycle"): `idle → starting → recording ⇄ paused →
 /// finishing → finished | discarded | failed`.
 public enum RecorderState: String, Sendable, Codable {
     /// Not started.

@@ -36,6 +36,9 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var pauseOnBackground: String = "hidden"
     /// RTMP endpoints to broadcast to.
     public var rtmp: [String] = []
+    /// For `rtmps://` endpoints: a PEM file of the certificate authorities to trust instead of
+    /// the system's store (`--rtmp-ca-file`, config `[rtmp] ca-file`), absolute; nil for the store.
+    public var rtmpCAFile: String?
     /// SRT listeners to stream to (`--srt`, repeatable): `srt://HOST:PORT?…`, secret.
     public var srt: [String] = []
     /// Extensions to feed (`--extension NAME` with its `--setup key=value` pairs), checked
@@ -99,6 +102,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         pauseOnBackground = try c.decodeIfPresent(String.self, forKey: .pauseOnBackground) ?? d.pauseOnBackground
         rtmp = try c.decodeIfPresent([String].self, forKey: .rtmp) ?? d.rtmp
         srt = try c.decodeIfPresent([String].self, forKey: .srt) ?? d.srt
+        rtmpCAFile = try c.decodeIfPresent(String.self, forKey: .rtmpCAFile)
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
         encoding = try c.decodeIfPresent([String: String].self, forKey: .encoding) ?? d.encoding

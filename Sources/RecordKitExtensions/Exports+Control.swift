@@ -1,4 +1,4 @@
 // The control protocol's values (RecorderStatus, ExtensionRequest, StartArguments, …) live in
-// RecordKitControl so the thin recordctl can link them without the engine (issue 12); importing
+// RecordKitControl so the thin recordctl can link them without the engine (no FFmpeg, X11 or PulseAudio); importing
 // RecordKitExtensions still brings them, as before they moved.
 @_exported import RecordKitControl

@@ -1,4 +1,5 @@
 import CFFmpeg
+import RecordKitSupport
 
 /// An owned encoder `AVCodecContext`: open, send frames, drain packets; freed on deinit.
 ///
@@ -52,6 +53,13 @@ final class CodecContext {
     /// which takes ownership of it (an `av_packet_alloc`ed, reference-counted packet).
     func encode(_ frame: UnsafeMutablePointer<AVFrame>?, what: @autoclosure () -> String,
                 body: (UnsafeMutablePointer<AVPacket>) -> Void) throws(MediaError) {
+        let began = frame == nil ? 0 : MonotonicClock.nanoseconds()
+        defer {
+            if frame != nil {
+                EncodeTimeObserver.report(pointer.pointee.codec_type == AVMEDIA_TYPE_AUDIO ? .audio : .video, encoder: name,
+                                          seconds: Double(MonotonicClock.nanoseconds() - began) / 1e9)
+            }
+        }
         var result = avcodec_send_frame(pointer, frame)
         if result == shim_averror_eagain() {
             // Cannot happen when every send is followed by a full drain; recover anyway.

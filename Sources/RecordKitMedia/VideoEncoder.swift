@@ -59,7 +59,7 @@ public final class VideoEncoder: @unchecked Sendable {
     /// tune, a zero size or rate), the encoder is missing, or it cannot open (a hardware encoder
     /// without its device: the message says so).
     ///
-    /// `lowDelay` (variable frame rate, issue 11): x264 holds no frame back (no B-frames, no
+    /// `lowDelay` (variable frame rate, a live consumer): x264 holds no frame back (no B-frames, no
     /// look-ahead, sliced instead of frame threads), because at two frames a second on a still
     /// screen a look-ahead of 15 frames would hold a picture back for 15 seconds. Key frames come
     /// by time in every mode (``VideoEncoderSettings/keyFrameIntervalSeconds``), not frame count.
@@ -263,7 +263,7 @@ public final class VideoEncoder: @unchecked Sendable {
         }
     }
 
-    /// Key frames by time, not by frame count: with variable frame rate (issue 11) a still screen
+    /// Key frames by time, not by frame count: with variable frame rate a still screen
     /// sends two frames a second, and a GOP of N frames would then last N seconds.
     private func markKeyFrameByTime(_ frame: UnsafeMutablePointer<AVFrame>, pts: Int64, force: Bool = false) {
         let key = force || pts - lastKeyPts >= keyFrameInterval

@@ -18,7 +18,7 @@ import Dispatch
 /// thread's arena for reuse, and a recorder frees in other threads than it allocates (encoded
 /// packets are allocated by the encoder's threads and freed by the file writer, the RTMP
 /// sender and the replay buffer's trimming, in sizes from a few bytes to a key frame's hundreds
-/// of KB). Measured (issue 23, docs/BENCHMARKS.md, "Memory over time"): a 1080p file + RTMP +
+/// of KB). Measured (docs/BENCHMARKS.md, "Memory over time"): a 1080p file + RTMP +
 /// 60 s replay buffer grew from 281 to 347 MB between minute 2.5 and minute 5.5 after the
 /// replay buffer had filled, in new and growing arenas (27 threads under load, 16 arenas
 /// allowed on 2 cores); `malloc_trim(0)` called from a debugger then gave back 38 MB at once.

@@ -13,7 +13,7 @@ extension StartArguments {
         } catch {
             throw error.controlError
         }
-        try applySources(to: &configuration)  // issue 11
+        try applySources(to: &configuration)  // frame-rate mode, monitor, one application's audio
         configuration.screen.source = source
         if micOff { configuration.mutedAtStart.insert(.audioMic) }  // the live mic switch, off from the start
         return configuration
@@ -21,7 +21,7 @@ extension StartArguments {
 
     /// The extensions these arguments ask for, in order: the `file` extension (unless
     /// ``noFile``) with `--output`, `--format`, `--overwrite`, `--faststart` and `--split-every`/`--split-size` as its setup, one `rtmp`
-    /// extension per endpoint, the `replay-buffer` extension for `--replay-buffer`, then every
+    /// extension per endpoint (with `--rtmp-ca-file` as its `caFile`), the `replay-buffer` extension for `--replay-buffer`, then every
     /// `--extension`. The encoding choices (``encoding``) go to the file and to each endpoint,
     /// which resolve them for what they write. `--output`, `--rtmp` and `--extension`
     /// are spellings of the same thing: requests for extensions from the one catalog.
@@ -29,13 +29,17 @@ extension StartArguments {
         var requests: [ExtensionRequest] = []
         if !noFile {
             var file = ["path": output ?? "", "format": format ?? "", "overwrite": overwrite ? "true" : "false"]
-            if let splitEvery { file["splitEvery"] = String(splitEvery) }  // issue 10: split files
+            if let splitEvery { file["splitEvery"] = String(splitEvery) }  // split files
             if let splitSize { file["splitSize"] = String(splitSize) }
-            if faststart { file["faststart"] = "true" }  // issue 23: index first, on request
+            if faststart { file["faststart"] = "true" }  // index first (a remux at stop, for the web), on request
             requests.append(ExtensionRequest(name: "file", setup: file.merging(encoding) { own, _ in own }))
         }
-        for url in rtmp { requests.append(ExtensionRequest(name: "rtmp", setup: ["url": url].merging(encoding) { own, _ in own })) }
-        for url in srt { requests.append(ExtensionRequest(name: "srt", setup: ["url": url].merging(encoding) { own, _ in own })) }  // issue 23
+        for url in rtmp {
+            var setup = ["url": url]
+            if let rtmpCAFile { setup["caFile"] = rtmpCAFile }  // RTMPS: the server's certificate is verified against this CA file
+            requests.append(ExtensionRequest(name: "rtmp", setup: setup.merging(encoding) { own, _ in own }))
+        }
+        for url in srt { requests.append(ExtensionRequest(name: "srt", setup: ["url": url].merging(encoding) { own, _ in own })) }  // SRT
         if let replayRequest { requests.append(replayRequest) }
         return requests + extensions
     }

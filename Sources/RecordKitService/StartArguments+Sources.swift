@@ -1,7 +1,7 @@
 import RecordKitPipeline
 
 extension StartArguments {
-    /// Applies `frameRateMode`, `monitor` and `appAudioFrom` (issue 11); malformed or
+    /// Applies `frameRateMode`, `monitor` and `appAudioFrom` (capture sources); malformed or
     /// contradictory values are `bad_argument`.
     func applySources(to configuration: inout RecordingConfiguration) throws(ControlError) {
         do throws(RecorderError) {
@@ -14,15 +14,15 @@ extension StartArguments {
     }
 }
 
-/// Damage-driven capture counters in `recordctl status` (issue 11).
+/// Damage-driven capture counters in `recordctl status`.
 public typealias DamageCounters = DamageStatus
-/// One RandR monitor in `recordctl monitors` (issue 11).
+/// One RandR monitor in `recordctl monitors`.
 public typealias MonitorEntry = DisplayMonitor
-/// Applications, sinks and sources in `recordctl audio-sources` (issue 11).
+/// Applications, sinks and sources in `recordctl audio-sources`.
 public typealias AudioSourcesEntry = AudioSourceInventory
 
 /// The display's monitors and the audio server's sources, for `recordctl monitors` and
-/// `recordctl audio-sources` (issue 11).
+/// `recordctl audio-sources`.
 public enum SourceListing {
     /// The RandR monitors of `display`; `unavailable` without the display.
     public static func monitors(display: String?) throws(ControlError) -> [MonitorEntry] {

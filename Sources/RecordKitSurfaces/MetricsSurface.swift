@@ -1,6 +1,7 @@
 import Foundation
 import Prometheus
 import RecordKitControl
+import RecordKitMedia
 import RecordKitService
 import RecordKitWeb
 import Synchronization
@@ -30,6 +31,7 @@ package final class MetricsSurface: Sendable {
         ])
         let bound = try web.start()
         server.withLock { $0 = web }
+        observeEncodes()
         running.store(true, ordering: .releasing)
         sample()
         let thread = Thread { [self] in
@@ -45,9 +47,33 @@ package final class MetricsSurface: Sendable {
 
     /// Stops listening and sampling.
     package func stop() {
+        EncodeTimeObserver.set(nil)
         running.store(false, ordering: .releasing)
         server.withLock { $0?.stop(); $0 = nil }
     }
+
+    /// Every encode of this process into `recordkit_encode_seconds{kind, encoder}`: the
+    /// encoders report on their own threads (`EncodeTimeObserver`), one histogram update each.
+    private func observeEncodes() {
+        let registry = self.registry
+        let histograms = Mutex<[String: ValueHistogram]>([:])
+        EncodeTimeObserver.set(EncodeTimeObserver.Observer { kind, encoder, seconds in
+            let histogram = histograms.withLock { cache in
+                if let known = cache[kind.rawValue + "|" + encoder] { return known }
+                let made = registry.makeValueHistogram(
+                    descriptor: MetricNameDescriptor(metricName: "recordkit_encode_seconds", unitName: "",
+                                                     helpText: "time to encode one video frame or audio block"),
+                    labels: [("kind", kind.rawValue), ("encoder", encoder)], buckets: Self.encodeBuckets)
+                cache[kind.rawValue + "|" + encoder] = made
+                return made
+            }
+            histogram.record(seconds)
+        })
+    }
+
+    /// 0.5 ms to 1 s: an AAC block takes well under a millisecond, a 1080p x264 frame a few to
+    /// tens of milliseconds, and a frame period at 30 fps is 33 ms.
+    static let encodeBuckets: [Double] = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.033, 0.05, 0.1, 0.2, 0.5, 1]
 
     /// One reading of the status into the registry.
     func sample() {
@@ -59,6 +85,7 @@ package final class MetricsSurface: Sendable {
         }
         gauge("recordkit_available", "1 when a recording can start (the display answers)")
             .set(to: status?.availability?.available == true ? 1 : 0)
+        sampleUploads()
         guard let r = recording else { return }
         let c = r.recorder.capture
         count("recordkit_frames_captured_total", "frames captured", c.framesCaptured, recording: r.id)
@@ -74,14 +101,31 @@ package final class MetricsSurface: Sendable {
         for h in r.recorder.handlers {
             count("recordkit_output_bytes_total", "bytes delivered to an output", Int64(h.statistics.bytesDelivered), recording: r.id, labels: [("output", h.name)])
             count("recordkit_output_dropped_frames_total", "video frames an output's queue dropped", Int64(h.statistics.droppedVideo), recording: r.id, labels: [("output", h.name)])
-            if h.name.hasPrefix("rtmp") {
+            if h.name.hasPrefix("rtmp") || h.name.hasPrefix("srt") {
                 let st = h.serviceInfo["state"] ?? ""
                 for s in ["connecting", "live", "reconnecting", "gave up"] {
                     gauge("recordkit_rtmp_state", "1 for the endpoint's state", labels: [("output", h.name), ("state", s)])
                         .set(to: st.hasPrefix(s) ? 1 : 0)
                 }
+                if let n = h.serviceInfo["reconnections"].flatMap({ Int64($0) }) {
+                    count("recordkit_rtmp_reconnects_total", "connections made again after one was lost", n, recording: r.id,
+                          labels: [("output", h.name)])
+                }
             }
         }
+    }
+
+    /// The upload queue: bytes the servers confirmed, uploads that failed, uploads waiting or
+    /// running. Read whether or not a recording runs (uploads outlive recordings).
+    private func sampleUploads() {
+        guard let uploads = control.request(ControlRequest(cmd: .uploads, id: "metrics")).result?.uploads else { return }
+        for upload in uploads {
+            // Per upload id, so a finished upload's bytes count once and a restart never counts twice.
+            count("recordkit_upload_bytes_total", "bytes the upload servers confirmed", upload.bytesDone, recording: "upload-" + upload.id)
+            count("recordkit_upload_failures_total", "uploads that failed", upload.state == "failed" ? 1 : 0, recording: "upload-" + upload.id)
+        }
+        let waiting = uploads.filter { ["queued", "running", "paused"].contains($0.state) }.count
+        gauge("recordkit_uploads_pending", "uploads queued, running or paused").set(to: Double(waiting))
     }
 
     /// The gauge `name` with `labels` (made once, then found again by the registry).

@@ -1,4 +1,4 @@
-/// The bounds every loopback web surface keeps, whatever a client sends (issue 24, docs/WEB.md).
+/// The bounds every loopback web surface keeps, whatever a client sends (docs/WEB.md).
 /// A request over a limit is answered (431, 413, 408, 503) and its connection closed; it is
 /// never held, and parsing it never costs more than linear time in the bytes allowed here.
 package struct WebLimits: Sendable {

@@ -5,7 +5,7 @@ import RecordKitService
 
 /// Runs one ``EngineRequest`` in this process and returns recordctl's exit code for it: what
 /// `recordctl record`, `extensions`, `monitors` and `audio-sources` did in process before
-/// recordctl became a thin client (issue 12), unchanged.
+/// recordctl became a thin client (it loads no FFmpeg, X11 or PulseAudio, to start fast), unchanged.
 enum EngineVerbs {
     /// Runs `request`; returns the exit code.
     static func run(_ request: EngineRequest) -> Int32 {

@@ -2,7 +2,7 @@ import ArgumentParser
 import RecordCtlSupport
 import RecordKitControl
 
-/// Options added by issue 11 (damage-driven capture, one monitor, one application's audio);
+/// The capture source options (damage-driven capture, one monitor, one application's audio);
 /// part of ``RecordingOptions``, so `record` and `start` share them.
 struct CaptureSourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("What an unchanged tick records: constant (repeat the picture: every frame slot filled) "

@@ -29,6 +29,7 @@ struct ConfigShowCommand: ParsableCommand {
         let source = "(config file (\(file.path)))"
         Console.out(hooks.onSaved.isEmpty ? "hooks.on-saved = (none)  (default)" : hooks.onSaved.map { "hooks.on-saved = \($0)  \(source)" }.joined(separator: "\n"))
         Console.out(hooks.timeout.map { "hooks.timeout = \($0)  \(source)" } ?? "hooks.timeout = 60  (default)")
+        Console.out(file.rtmp.caFile.map { "rtmp.ca-file = \($0)  \(source)" } ?? "rtmp.ca-file = (the system's trusted certificates)  (default)")
         let privatePath = OBSWebSocketSettings.privatePath()
         do throws(ConfigError) {
             let obs = try OBSWebSocketSettings(path: privatePath)

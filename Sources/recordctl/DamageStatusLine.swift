@@ -1,7 +1,7 @@
 import RecordCtlSupport
 import RecordKitControl
 
-/// The `recordctl status` line for damage-driven capture (issue 11).
+/// The `recordctl status` line for damage-driven capture.
 enum DamageStatusLine {
     /// `damage: variable frame rate, 3 grabs (2.1 Mpx), 1.0 Mpx damaged, 290 unchanged ticks, 9 repeats, 2 conversions (1096 rows), 300 encoded, 0 skips`.
     static func text(_ d: DamageStatus) -> String {

@@ -69,6 +69,12 @@ struct RecordingOptions: ParsableArguments {
 
     @OptionGroup var rtmpKey: RTMPKeyOptions
 
+    @Option(name: .customLong("rtmp-ca-file"),
+            help: ArgumentHelp("For rtmps:// endpoints: trust the certificate authorities in this PEM file instead of the system's store "
+                               + "(for a server with a private CA or a self-signed certificate). The server's certificate is always verified.",
+                               valueName: "PATH"))
+    var rtmpCAFile: String?
+
     @Option(name: .customLong("srt"),
             help: ArgumentHelp("Also stream MPEG-TS to this SRT listener, srt://HOST:PORT[?streamid=…&passphrase=…&latency=MICROSECONDS] (repeatable; the stream id and passphrase are never shown).",
                                valueName: "URL"))
@@ -113,7 +119,7 @@ struct RecordingOptions: ParsableArguments {
     /// malformed region, an unknown extension, a bad setup value, an encoder that cannot open,
     /// Opus in MP4) is checked where the recording is built, before anything records: by the
     /// service for `start` (its `bad_argument` is exit 64 here), by recordctl-engine for
-    /// `record` (issue 12). Throws the usage exit code after printing why.
+    /// `record`. Throws the usage exit code after printing why.
     func startArguments() throws -> StartArguments {
         var a = StartArguments()
         let env = ProcessInfo.processInfo.environment
@@ -138,6 +144,7 @@ struct RecordingOptions: ParsableArguments {
         replay.apply(to: &a)
         split.apply(to: &a)
         a.rtmp = try rtmpKey.resolve(rtmp)
+        a.rtmpCAFile = try (rtmpCAFile ?? configFile().rtmp.caFile).map(absolutePath)
         a.srt = srt
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         a.encoding = try encoding.effective().setupValues

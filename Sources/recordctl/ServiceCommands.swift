@@ -72,7 +72,7 @@ struct StopCommand: ParsableCommand {
         }
         for output in result.outputs ?? [] { Console.out(output) }
         // A handler that failed (an endpoint that gave up, files kept in the session directory):
-        // said on stderr, and stop is not a plain success (issue 13).
+        // said on stderr, and stop is not a plain success (exit 70), so a script notices.
         for warning in result.warnings ?? [] { Console.error(warning) }
         if result.state == "failed" || result.warnings != nil { throw ExitCode(ExitCodes.failed) }
     }

@@ -25,7 +25,7 @@ enum RecordDaemon {
                 holder.server?.stop()
             }
         }
-        // Hotkeys and obs-websocket (issue 22): clients of the service's request API, started once it serves.
+        // Hotkeys and obs-websocket: clients of the service's request API, started once it serves.
         let surfaces = ControlSurfaces(service: service) { RecordDaemon.log($0) }
         holder.surfaces = surfaces
         let server = ControlServer(paths: paths) { request, connection in service.handle(request, connection: connection) }

@@ -5,7 +5,7 @@ import Synchronization
 /// The one way out of `recordd`: a signal, a `shutdown` request, or the listening socket
 /// failing each *request* the exit here; only the main thread ever ends the process, once.
 ///
-/// Issue 13: the signal handler's thread and the shutdown request's thread both called
+/// Why: earlier, the signal handler's thread and the shutdown request's thread both called
 /// `exit`, and libc's exit handlers, run twice at once, crashed the service on its way out
 /// (SIGSEGV, exit status 139). Now the first request wins: it finalizes the recording in
 /// progress and stops the server on the requesting thread, later requests wait for that,

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 11, one application's audio: two applications with different tones play into the same
+/// One application's audio: two applications with different tones play into the same
 /// sink; `--app-audio-from` records only one of them, and when it restarts its stream
 /// mid-recording its sound comes back. `recordctl audio-sources` lists both.
 final class AppAudioTests: EndToEndTestCase {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Availability while idle (issue 22; ReplayKit's `isAvailable` and
+/// Availability while idle (ReplayKit's `isAvailable` and
 /// `screenRecorderDidChangeAvailability`): `status` says whether recording is possible and why
 /// not, and `events` reports `availability-changed` when the rig's X server or PulseAudio
 /// server goes away and comes back, with no recording running.

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 11, damage-driven capture: a still screen costs (almost) no grabs and no conversions,
+/// Damage-driven capture: a still screen costs (almost) no grabs and no conversions,
 /// yet the file has every frame slot (constant) or about one frame a second (variable); a small
 /// change is grabbed alone and lands in the file at its time. Counters come from
 /// `recordctl status --json` (`capture.damage`), pixels and frames from ffprobe and decoding.

@@ -5,7 +5,7 @@ import XCTest
 import Glibc
 #endif
 
-/// Issue 12, end to end: codec and quality choices, the config file and profiles, checked on the
+/// End to end (docs/ENCODING.md): codec and quality choices, the config file and profiles, checked on the
 /// files `recordctl record` writes (ffprobe) and on what it refuses (exit 64, nothing recorded).
 final class EncodingChoicesTests: EndToEndTestCase {
     let colour: UInt32 = 0x3366CC
@@ -66,7 +66,7 @@ final class EncodingChoicesTests: EndToEndTestCase {
         let rc = try Recordctl(rig)
         let out = path("never.mp4")
         let cases: [(args: [String], says: String)] = [
-            (["--encoder", "h264_vaapi"], "yuv420p pictures in system memory"),  // issue 23: the real reason
+            (["--encoder", "h264_vaapi"], "yuv420p pictures in system memory"),  // the real reason, not a missing device
             (["--encoder", "h264_qsv"], "takes only nv12, p010le, qsv pictures"),
             (["--encoder", "h264_nvenc"], "hardware encoder"),
             (["--encoder", "no_such_encoder"], "no H.264, HEVC or AV1 video encoder named 'no_such_encoder'"),

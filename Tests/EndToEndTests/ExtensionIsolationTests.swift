@@ -1,9 +1,9 @@
 import Foundation
 import XCTest
 
-/// Issue 5, isolation: an extension that crashes, hangs, eats memory or writes garbage is ended
-/// with an error that says which and why, while the file recording beside it completes and is
-/// correct. Setup mistakes are refused before anything is recorded.
+/// Extension isolation (docs/EXTENSIONS.md): an extension that crashes, hangs, eats memory or
+/// writes garbage is ended with an error that says which and why, while the file recording beside
+/// it completes and is correct. Setup mistakes are refused before anything is recorded.
 final class ExtensionIsolationTests: EndToEndTestCase {
     private let colour: UInt32 = 0x3366CC
 

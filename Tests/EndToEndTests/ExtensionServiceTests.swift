@@ -44,7 +44,7 @@ final class ExtensionServiceTests: EndToEndTestCase {
         Thread.sleep(forTimeInterval: 0.5)
         try service.ok(["resume"])
         Thread.sleep(forTimeInterval: 1)
-        // A handler failed: stop lists it with its error and exits 70 (issue 13).
+        // A handler failed: stop lists it with its error and exits 70.
         let stop = try service.ctl(["stop"])
         XCTAssertEqual(stop.exitCode, 70, "\(stop)")
         XCTAssertTrue(stop.stderr.contains("crasher") && stop.stderr.contains("crashed with signal 11"), "\(stop)")

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Hooks (issue 22): `--on-saved CMD` runs after the recording, each split part and each replay
+/// Hooks (docs/recordctl/hooks.md): `--on-saved CMD` runs after the recording, each split part and each replay
 /// clip is final, with the path and kind as arguments and in the environment; a failing and a
 /// hanging hook are events, bounded in time, and never touch the recording.
 final class HookTests: EndToEndTestCase {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Hotkeys with notifications (issue 22): the config file's `[hotkeys]` grabbed by recordd on the
+/// Hotkeys with notifications (docs/recordctl/hotkeys.md): the config file's `[hotkeys]` grabbed by recordd on the
 /// rig's display, pressed with `xdotool key`; a real notification server (`dunst`) on a private
 /// session bus receives what happened and where the file went (its rule script logs each one).
 final class HotkeyTests: EndToEndTestCase {

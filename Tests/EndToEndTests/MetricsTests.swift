@@ -1,9 +1,10 @@
 import Foundation
 import XCTest
 
-/// Prometheus metrics (issue 22): `[metrics]` enables `/metrics` on 127.0.0.1; a real Prometheus
+/// Prometheus metrics (docs/METRICS.md): `[metrics]` enables `/metrics` on 127.0.0.1; a real Prometheus
 /// server (Debian's `prometheus`, started here on 127.0.0.1:19903) scrapes it every second during
-/// a recording and answers PromQL queries through its HTTP API.
+/// a recording and answers PromQL queries through its HTTP API: state, frames, bytes per output,
+/// the encode-time histogram (a 99th percentile through `histogram_quantile`), the upload queue.
 final class MetricsTests: EndToEndTestCase {
     func testPrometheusScrapesARecording() throws {
         let metricsPort = 19902, prometheusPort = 19903
@@ -39,6 +40,18 @@ final class MetricsTests: EndToEndTestCase {
         XCTAssertGreaterThan(frames, 0, "frames captured, through PromQL")
         XCTAssertEqual(query("recordkit_recording_state{state=\"recording\"}", port: prometheusPort), 1)
         XCTAssertGreaterThan(query("sum(recordkit_output_bytes_total{output=\"file\"})", port: prometheusPort) ?? 0, 0, "bytes per output")
+        // Every encode lands in the histogram, video and audio apart, and PromQL makes quantiles of it.
+        var encodes = 0.0
+        let histogramDeadline = Date().addingTimeInterval(20)
+        while Date() < histogramDeadline, encodes <= 0 {
+            encodes = query("sum(recordkit_encode_seconds_count{kind=\"video\"})", port: prometheusPort) ?? 0
+            if encodes <= 0 { Thread.sleep(forTimeInterval: 1) }
+        }
+        XCTAssertGreaterThan(encodes, 0, "video encodes observed")
+        XCTAssertGreaterThan(query("sum(recordkit_encode_seconds_count{kind=\"audio\"})", port: prometheusPort) ?? 0, 0, "audio encodes observed")
+        let p99 = query("histogram_quantile(0.99, sum by (le) (recordkit_encode_seconds_bucket{kind=\"video\"}))", port: prometheusPort) ?? -1
+        XCTAssertTrue(p99 > 0 && p99 <= 1, "a 99th percentile of the video encode time within the buckets: \(p99) s")
+        XCTAssertEqual(query("recordkit_uploads_pending", port: prometheusPort), 0, "the upload queue is reported, empty here")
         try service.ok(["stop"])
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 11, one monitor: two RandR virtual monitors side by side on the rig's Xvfb
+/// One monitor: two RandR virtual monitors side by side on the rig's Xvfb
 /// (`xrandr --setmonitor`); `--monitor` records exactly the second one's pixels at its size,
 /// and `recordctl monitors` lists both with their geometry.
 final class MonitorCaptureTests: EndToEndTestCase {

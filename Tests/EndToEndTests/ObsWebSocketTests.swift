@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The obs-websocket 5 server (issue 22) against third-party clients from PyPI: `obsws-python`
+/// The obs-websocket 5 server (docs/OBS-WEBSOCKET.md) against third-party clients from PyPI: `obsws-python`
 /// (request and event clients, JSON) drives a real recording; a MessagePack client
 /// (`websocket-client` + `msgpack`) drives the replay buffer; a wrong password is closed with 4009
 /// and records nothing; a storm of malformed frames leaves the service and a recording unharmed.

@@ -1,10 +1,10 @@
 import Foundation
 import XCTest
 
-/// Issue 12, "Graceful overload": a video encoder too slow for its settings loses frames evenly
-/// (never a hole longer than two frame periods), the user is told once with the reason (one
-/// `overload` event, and the status's warnings), and the recording keeps its duration and its
-/// A/V sync.
+/// Graceful overload (docs/ENCODING.md, "Overload: even drops"): a video encoder too slow for its
+/// settings loses frames evenly (never a hole longer than two frame periods), the user is told once
+/// with the reason (one `overload` event, and the status's warnings), and the recording keeps its
+/// duration and its A/V sync.
 ///
 /// The encoder is made slow deterministically with `RECORDKIT_TEST_ENCODE_DELAY_MS` (45 ms more
 /// per frame: the real x264 then manages about 20 of the 30 frames a second), because a competing
@@ -65,7 +65,7 @@ final class OverloadTests: EndToEndTestCase {
 
     /// `recordctl record` prints the overload once, when it starts, and still exits 0: the file is
     /// whole (every kept frame on time, in sync), only thinner; with skip splicing (the default
-    /// for a file at constant frame rate, issue 11) a dropped slot repeats the picture before it,
+    /// for a file at constant frame rate) a dropped slot repeats the picture before it,
     /// so the file even keeps every slot.
     func testRecordPrintsTheOverloadOnceAndSucceeds() throws {
         for splicing in [false, true] {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 11, one application's audio on PipeWire: the same checks as AppAudioTests, against a
+/// One application's audio on PipeWire: the same checks as AppAudioTests, against a
 /// private PipeWire + WirePlumber + pipewire-pulse (scripts/pipewire-server.sh) instead of the rig's
 /// PulseAudio. recordctl finds the server through PULSE_SERVER, as any PulseAudio client does.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The preview page's own cost (issue 9, docs/PREVIEW.md "Cost"): what it does while nobody
+/// The preview page's own cost (docs/PREVIEW.md, "Cost"): what it does while nobody
 /// looks at it, checked in headless Chromium against the real service.
 extension PreviewTests {
     /// A page in a background tab polls nothing and drops the live picture: the server counts

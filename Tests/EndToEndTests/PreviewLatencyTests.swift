@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The live picture's delay (issue 9: "at most 1 s"), glass to glass in headless Chromium against
+/// The live picture's delay (the goal: "at most 1 s"), glass to glass in headless Chromium against
 /// the real service, at both frame-rate modes (docs/PREVIEW.md, "Latency").
 extension PreviewTests {
     /// Glass to glass: a window that turns white at known instants (rk-testwindow prints each on

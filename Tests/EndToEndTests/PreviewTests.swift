@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The preview (issue 9): `recordctl start --preview` serves a page on 127.0.0.1 that plays the
+/// The preview (docs/PREVIEW.md): `recordctl start --preview` serves a page on 127.0.0.1 that plays the
 /// recording live in headless Chromium (Debian's), shows its status, controls it, and after
 /// stop reviews the movie. Every check is against the real browser, the real service and the
 /// real file. Screenshots go to $RK_RIG_DIR/artifacts/preview (kept whether the test passes or
@@ -128,7 +128,7 @@ final class PreviewTests: EndToEndTestCase {
         XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: service.sessionsDir)) ?? [], [], "no session directory left")
     }
 
-    /// The issue's review test: trim points at 1.5 s and 4.0 s of a 6 s recording of a counter
+    /// The review test: trim points at 1.5 s and 4.0 s of a 6 s recording of a counter
     /// window, set with the page's keys, then Keep: the kept movie lasts 2.5 s within one frame
     /// and its first frame is the source's frame at 1.5 s (the counter says which).
     func testReviewTrimsAtTheKeysPointsAndKeepsExactlyThatPart() throws {

@@ -5,7 +5,7 @@ import XCTest
 import Glibc
 #endif
 
-/// Issue 4, end to end: `recordctl record --rtmp` and `recordctl start --rtmp` against the
+/// End to end (docs/RTMP.md): `recordctl record --rtmp` and `recordctl start --rtmp` against the
 /// rig's nginx-rtmp, checked on what the server recorded (ffprobe, decoded pixels and tones).
 /// The in-process tests (RecordKitTests/RTMPBroadcastTests) cover the reconnection and status
 /// over time; these cover what a user sees: the stream, the file beside it, the messages, and a
@@ -19,7 +19,7 @@ final class RTMPTests: EndToEndTestCase {
     func testTenSecondBroadcastIsRecordedByTheServerBesideTheFile() throws {
         let (url, recordDir) = try server()
         let key = "testkey-e2e-\(UUID().uuidString.prefix(8).lowercased())"
-        defer { removeRecordings(of: key, in: recordDir) }
+        defer { RTMPServerRecordings.remove(key, in: recordDir) }
         let rc = try Recordctl(rig)
         let w = try window(size: (640, 480), position: (100, 100), color: windowColour)
         let out = path("broadcast.mp4")
@@ -28,7 +28,7 @@ final class RTMPTests: EndToEndTestCase {
         XCTAssertEqual(r.lastStdoutLine, out, "the file is printed last: \(r)")
         assertNoKey(key, in: r.stdout + r.stderr)
 
-        let recordings = waitForRecordings(of: key, in: recordDir, count: 1)
+        let recordings = RTMPServerRecordings.wait(for: key, in: recordDir, count: 1)
         XCTAssertEqual(recordings.count, 1, "one publish, one server recording: \(recordings)")
         let flv = try XCTUnwrap(recordings.first)
         try? FileManager.default.copyItem(atPath: flv, toPath: path("server.flv"))  // kept if the test fails
@@ -107,7 +107,7 @@ final class RTMPTests: EndToEndTestCase {
         addTeardownBlock { service.shutdown() }
         let good = "testkey-e2e-svc-\(UUID().uuidString.prefix(8).lowercased())"
         let bad = "wrongkey-e2e-svc-s3cr3t"
-        defer { removeRecordings(of: good, in: recordDir) }
+        defer { RTMPServerRecordings.remove(good, in: recordDir) }
         let w = try window(size: (320, 240), position: (100, 100), color: windowColour)
         let events = try service.watchEvents()
         let out = path("service.mp4")
@@ -133,7 +133,7 @@ final class RTMPTests: EndToEndTestCase {
         XCTAssertTrue(second.contains("failed") && second.contains("state failed") && second.contains("refused to publish"), second)
         XCTAssertTrue(lines.contains { $0.hasPrefix("handler file:") && $0.contains("running") }, text)
 
-        // An endpoint failed: stop lists it with its error and does not report plain success (issue 13).
+        // An endpoint failed: stop lists it with its error and does not report plain success (exit 70).
         let stop = try service.ctl(["stop"])
         XCTAssertEqual(stop.exitCode, 70, "\(stop)")
         XCTAssertTrue(stop.stderr.contains("rtmp-2") && stop.stderr.contains("refused to publish"), "stop shows the endpoint's error: \(stop)")
@@ -144,7 +144,7 @@ final class RTMPTests: EndToEndTestCase {
         let all = text + json + stopped + log + events.finish().map { "\($0)" }.joined()
         assertNoKey(good, in: all)
         assertNoKey(bad, in: all)
-        XCTAssertEqual(waitForRecordings(of: good, in: recordDir, count: 1).count, 1, "the good stream reached the server")
+        XCTAssertEqual(RTMPServerRecordings.wait(for: good, in: recordDir, count: 1).count, 1, "the good stream reached the server")
         let file = try FFprobe.probe(out, countFrames: false)
         XCTAssertEqual(file.video.count, 1, "\(file)")
         XCTAssertEqual(file.audio.count, 2, "\(file)")
@@ -158,7 +158,7 @@ final class RTMPTests: EndToEndTestCase {
         let service = try ServiceHarness(rig: rig, workDir: workDir)
         addTeardownBlock { service.shutdown() }
         let key = "testkey-e2e-once-\(UUID().uuidString.prefix(8).lowercased())"
-        defer { removeRecordings(of: key, in: recordDir) }
+        defer { RTMPServerRecordings.remove(key, in: recordDir) }
         let w = try window(size: (320, 240), position: (100, 100), color: windowColour)
         let out = path("once.mp4")
         try service.ok(["start", "--window", w.id, "--no-mic", "--output", out, "--rtmp", "\(url)/\(key)"])
@@ -167,7 +167,7 @@ final class RTMPTests: EndToEndTestCase {
         verbose("status:\n\(text)")
         XCTAssertTrue(text.contains("video encoders: 1, audio encoders: 1"), "one encode of each stream for the file and the stream:\n\(text)")
         try service.ok(["stop"])
-        let flv = try XCTUnwrap(waitForRecordings(of: key, in: recordDir, count: 1).first, "the stream reached the server")
+        let flv = try XCTUnwrap(RTMPServerRecordings.wait(for: key, in: recordDir, count: 1).first, "the stream reached the server")
         for (what, path) in [("file", out), ("stream", flv)] {
             let tones = try ToneAnalyzer.analyze(path, audioStream: 0, candidates: [rig.appToneHz, rig.micToneHz, 700], start: 0.5)
             verbose("\(what): \(tones)")
@@ -198,7 +198,7 @@ final class RTMPTests: EndToEndTestCase {
         let r = try rc.record(["--frame-rate-mode", "constant", "--window", w.id, "--duration", "3", "--output", out, "--rtmp", url], timeout: 60)
         XCTAssertEqual(r.exitCode, Recordctl.Exit.software, "a failed handler is a failed recording (70): \(r)", file: fileName, line: line)
         XCTAssertEqual(r.lastStdoutLine, out, "the file is still printed: \(r)", file: fileName, line: line)
-        for phrase in says + [masked, "handler 'rtmp'"] {  // one endpoint is named "rtmp" (issue 8)
+        for phrase in says + [masked, "handler 'rtmp'"] {  // the first endpoint's handler is "rtmp", the next "rtmp-2"
             XCTAssertTrue(r.stderr.contains(phrase), "stderr should say '\(phrase)': \(r)", file: fileName, line: line)
         }
         assertNoKey(key, in: r.stdout + r.stderr, file: fileName, line: line)
@@ -219,27 +219,5 @@ final class RTMPTests: EndToEndTestCase {
 
     private func assertNoKey(_ key: String, in text: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertFalse(text.contains(key), "the stream key '\(key)' appears in the output", file: file, line: line)
-    }
-
-    /// nginx's recordings of `key` (`<key>-<unix time>.flv`), once it has closed them.
-    private func waitForRecordings(of key: String, in dir: String, count: Int, timeout: Double = 10) -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var last: [Int] = []
-        var files: [String] = []
-        while Date() < deadline {
-            files = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])
-                .filter { $0.hasPrefix(key + "-") && $0.hasSuffix(".flv") }.sorted().map { dir + "/" + $0 }
-            let sizes = files.map { ((try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? Int) ?? 0 }
-            if files.count >= count, sizes == last { return files }
-            last = sizes
-            usleep(300_000)
-        }
-        return files
-    }
-
-    private func removeRecordings(of key: String, in dir: String) {
-        for f in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where f.hasPrefix(key + "-") {
-            try? FileManager.default.removeItem(atPath: dir + "/" + f)
-        }
     }
 }

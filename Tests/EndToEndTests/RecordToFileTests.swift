@@ -5,7 +5,7 @@ import XCTest
 import Glibc
 #endif
 
-/// Issue 2, end to end: `recordctl record` on the rig's real Xvfb and PulseAudio, checked with
+/// Recording to a file, end to end: `recordctl record` on the rig's real Xvfb and PulseAudio, checked with
 /// ffprobe and by decoding pixels and tones. Every subprocess is bounded; see docs/TESTING.md.
 final class RecordToFileTests: EndToEndTestCase {
     let fps = 30.0

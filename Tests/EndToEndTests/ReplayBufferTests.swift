@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The replay buffer (issue 10): `recordctl start --replay-buffer SECONDS` and `recordctl
+/// The replay buffer (docs/recordctl/save-replay.md): `recordctl start --replay-buffer SECONDS` and `recordctl
 /// save-replay`, on the rig's real display and PulseAudio, through a private `recordd`.
 ///
 /// The content is a moving test pattern (ffplay `testsrc2`), so every encoded frame differs.
@@ -122,7 +122,7 @@ final class ReplayBufferTests: EndToEndTestCase {
     /// Pause while buffering: the clip across the pause is exactly the file's frames with the
     /// file's spacing (the file cuts the pause too; the buffer adds no gap and loses no frame),
     /// and no frame is frozen across the pause (ffmpeg `freezedetect` finds nothing). Since
-    /// issue 11's merge the recording itself (file and clip alike) shows one empty frame slot at
+    /// damage-driven capture landed, the recording itself (file and clip alike) shows one empty frame slot at
     /// the pause in constant-frame-rate mode; that is the pipeline's, reported, not asserted here.
     func testPauseWhileBufferingGivesAContinuousClip() throws {
         try movingPattern(title: "rk-replay-pattern")

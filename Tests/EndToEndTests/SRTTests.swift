@@ -5,7 +5,7 @@ import XCTest
 import Glibc
 #endif
 
-/// Issue 23, item 3: `--srt` streams MPEG-TS over SRT (caller mode) to real listeners on
+/// SRT output (docs/RTMP.md, "SRT"): `--srt` streams MPEG-TS over SRT (caller mode) to real listeners on
 /// 127.0.0.1, `srt-live-transmit` (Debian's srt-tools) with a passphrase and FFmpeg, and what
 /// arrived is decoded: frames, duration, the window's colour, both tones. A wrong passphrase
 /// ends only the SRT output, with a message that says so, and no secret appears anywhere.

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 8: no client can block the service. An `events` subscriber that connects and never
+/// No client can block the service. An `events` subscriber that connects and never
 /// reads costs the service its own bounded queue only: commands keep answering, and once the
 /// queue is full the subscriber is dropped with a final line that says why.
 final class ServiceNeverBlocksTests: EndToEndTestCase {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The recording service (issue 3): `recordd` driven by `recordctl start / stop / discard /
+/// The recording service (docs/recordctl/service.md): `recordd` driven by `recordctl start / stop / discard /
 /// pause / resume / status / events`, on the rig's real display and PulseAudio server.
 final class ServiceTests: EndToEndTestCase {
     private var service: ServiceHarness!

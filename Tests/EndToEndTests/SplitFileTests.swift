@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Split files (issue 10, point 5): `recordctl split`, `--split-every`, `--split-size`, on the
+/// Split files (docs/recordctl/split.md): `recordctl split`, `--split-every`, `--split-size`, on the
 /// rig's real display and PulseAudio, through a private `recordd`.
 ///
 /// Proof of "no frame lost or repeated at the joins": a replay buffer shares the file's one
@@ -282,7 +282,7 @@ final class SplitFileTests: EndToEndTestCase {
         let second = try FFprobe.probe(path("paused-002.mp4")).video.first?.duration ?? 0
         verbose("parts: \(first) s + \(second) s; recorded \(recorded) s")
         // The part ends at the first key frame the file receives after the request. With skip
-        // splicing (constant frame rate into a file, issue 11) x264 holds a still screen's last
+        // splicing (constant frame rate into a file) x264 holds a still screen's last
         // GOP until the next key frame slot, so that can be the key frame at 2 s, encoded before
         // the pause but delivered after the resume (docs/ARCHITECTURE.md, "Skip splicing").
         XCTAssertGreaterThanOrEqual(first, 1.9, "the first part: up to a key frame delivered after the request")

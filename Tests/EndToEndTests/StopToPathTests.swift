@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// `recordctl stop --output PATH` (issue 22; ReplayKit's `stopRecording(withOutput:)`): the
+/// `recordctl stop --output PATH` (ReplayKit's `stopRecording(withOutput:)`): the
 /// recording is delivered there, across file systems too, atomically; an existing file is never
 /// replaced without `--overwrite`, and a refused destination leaves the recording running.
 final class StopToPathTests: EndToEndTestCase {

@@ -1,10 +1,11 @@
 import Foundation
 import XCTest
 
-/// The thin `recordctl` (issue 12, "Start in under 300 ms"): the service verbs run in a process
-/// that never loads FFmpeg, X11 or PulseAudio (the dynamic loader's own trace says which files
-/// it mapped), and the verbs that need them (`record`, `trim`) still work with the same command
-/// line, in recordctl-engine, which recordctl becomes (same pid) from its own directory.
+/// The thin `recordctl` (so it starts in under 300 ms: docs/ENCODING.md, "Start: the thin
+/// `recordctl`"): the service verbs run in a process that never loads FFmpeg, X11 or PulseAudio
+/// (the dynamic loader's own trace says which files it mapped), and the verbs that need them
+/// (`record`, `trim`) still work with the same command line, in recordctl-engine, which
+/// recordctl becomes (same pid) from its own directory.
 final class ThinClientTests: EndToEndTestCase {
     /// The libraries the thin client must not map.
     private static let engineLibraries = ["libavcodec", "libavformat", "libswscale", "libX11", "libXext", "libpulse"]

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 9, point 5, end to end: `recordctl record` a frame-counter window on the rig, then
+/// Lossless trimming (docs/TRIM.md), end to end: `recordctl record` a frame-counter window on the rig, then
 /// `recordctl trim` it, and check the result by decoding it (FrameCounter reads the number each
 /// frame shows) and with ffprobe. See docs/recordctl/trim.md.
 final class TrimTests: EndToEndTestCase {
@@ -73,15 +73,15 @@ final class TrimTests: EndToEndTestCase {
         }
     }
 
-    /// The issue's acceptance test: trim points 1.5 s and 4.0 s of a 6 s recording; the kept file
+    /// The acceptance test: trim points 1.5 s and 4.0 s of a 6 s recording; the kept file
     /// lasts 2.5 s within one frame and its first frame is the one at 1.5 s, then every frame in
     /// order up to 4.0 s; the frames up to the next key frame were the only ones re-encoded.
     func testTrimKeepsExactlyTheFramesFromStartToEnd() throws {
         try assertTrimKeepsExactlyTheFrames(frameRateMode: "constant")
     }
 
-    /// The same with the default variable frame rate (issue 11: frames only when the picture
-    /// changes; a file's encode keeps its B-frames since issue 23).
+    /// The same with the default variable frame rate (frames only when the picture
+    /// changes; a file's encode keeps its B-frames and look-ahead).
     func testVariableFrameRateRecordingTrimsTheSameWay() throws {
         try assertTrimKeepsExactlyTheFrames(frameRateMode: "variable")
     }

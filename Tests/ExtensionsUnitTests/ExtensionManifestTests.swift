@@ -86,7 +86,7 @@ final class ExtensionManifestTests: XCTestCase {
         let text = HostMessage.sample(header).jsonValue.serialized
         guard case .sample(let back) = try HostMessage(json: try JSONParser.parse(text)) else { return XCTFail(text) }
         XCTAssertEqual(back, header)
-        // A raw frame's change info (issue 11) crosses the process boundary too.
+        // A raw frame's change info (damage-driven capture) crosses the process boundary too.
         for info in [VideoFrameInfo(frameIndex: 12, previousFrameIndex: 11, isChanged: true,
                                     dirtyRects: [PixelRect(x: 16, y: 16, width: 32, height: 32), PixelRect(x: 0, y: 1070, width: 24, height: 10)]),
                      VideoFrameInfo(frameIndex: 13, previousFrameIndex: 12, isChanged: false, dirtyRects: []),

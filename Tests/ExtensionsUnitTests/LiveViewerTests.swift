@@ -1,7 +1,7 @@
 import XCTest
 @testable import PreviewExtension
 
-/// The preview's per-viewer queue (issue 9): a viewer that joins late starts at a key frame, and
+/// The preview's per-viewer queue (docs/PREVIEW.md): a viewer that joins late starts at a key frame, and
 /// one that does not read is skipped forward to the next key frame instead of growing its queue;
 /// the recording's side (`offer`) never waits.
 final class LiveViewerTests: XCTestCase {

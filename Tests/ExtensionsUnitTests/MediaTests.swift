@@ -114,7 +114,7 @@ final class MediaTests: XCTestCase {
         XCTAssertEqual(context.errors, [])
         XCTAssertEqual(context.serviceInfo["path"], path)
         try checkRecording(path)
-        // Finalized in place (issue 23): the fragments became one mdat, the index is appended.
+        // Finalized in place (stop in constant time): the fragments became one mdat, the index is appended.
         XCTAssertEqual(try MediaProbe.topLevelBoxes(path), ["ftyp", "mdat", "moov"], "a plain MP4, index last")
         XCTAssertEqual(scratch.entries, ["red.mp4"], "no temporary file left")
     }
@@ -362,7 +362,7 @@ final class MediaTests: XCTestCase {
         let handler = FileUploadHandler(options: options)
         var expected = HandlerInput(video: .encoded(.fileDefault), appAudio: .encoded(.standard), micAudio: .encoded(.standard))
         expected.sharesVideoEncode = true
-        expected.toleratesEncoderDelay = true  // a file may get skip-spliced video (issue 11)
+        expected.toleratesEncoderDelay = true  // a file may get skip-spliced video (nobody watches it live)
         XCTAssertEqual(handler.input, expected, "with the default video settings the file shares a stream's encode and takes late video")
         let context = MediaTestContext(streams: streams)
         try handler.broadcastStarted(setupInfo: SetupInfo(), context: context)

@@ -2,7 +2,7 @@
 import RecordKit
 import XCTest
 
-/// Hardware encoders told the truth (issue 23, item 6): encoders that cannot take yuv420p in
+/// Hardware encoders told the truth: encoders that cannot take yuv420p in
 /// system memory are refused, before anything opens, for that reason.
 final class EncoderInputFormatTests: XCTestCase {
     func testVAAPIAndQSVAreRefusedForTheirInputNotForAMissingDevice() throws {

@@ -4,7 +4,7 @@ import RecordKitMedia
 import MediaTestSupport
 import XCTest
 
-/// The live preview's fragmented-MP4 writer (issue 9) on real encoder output.
+/// The live preview's fragmented-MP4 writer (docs/PREVIEW.md) on real encoder output.
 final class FragmentedMP4WriterTests: XCTestCase {
     /// x264 with B-frames (not low-delay) holds its first frames back, so app audio reaches the
     /// writer before the first video packet, whose decode time is before its presentation. That

@@ -5,7 +5,7 @@ import Foundation
 import MediaTestSupport
 import XCTest
 
-/// Skip splicing (issue 11): the H.264 bit reader and writer, the parameter-set and slice
+/// Skip splicing (docs/ARCHITECTURE.md): the H.264 bit reader and writer, the parameter-set and slice
 /// parsing, and a real libx264 stream (B-frames, B-pyramid, look-ahead) with skips spliced in,
 /// muxed by the project's muxer and decoded by ffmpeg, compared picture by picture.
 final class H264SkipSpliceTests: XCTestCase {

@@ -3,7 +3,7 @@ import RecordKit
 @testable import RecordKitMedia
 import XCTest
 
-/// The in-place finalizer (issue 23, item 2): a fragmented MP4 as the file handler writes it
+/// The in-place finalizer (stop in constant time): a fragmented MP4 as the file handler writes it
 /// (made here by the ffmpeg CLI with the handler's `movflags`: B-frames, AAC priming, edit
 /// lists) becomes `ftyp`, `mdat`, `moov` without its media moving, and decodes to exactly the
 /// packets the fragmented file had.

@@ -4,7 +4,7 @@ import Foundation
 import MediaTestSupport
 import XCTest
 
-/// A file's encode at variable frame rate (issue 23): x264 with B-frames and look-ahead gets
+/// A file's encode at variable frame rate (for smaller files): x264 with B-frames and look-ahead gets
 /// pictures half a second apart on a still screen and is drained and opened again there
 /// (``VideoEncoder/restart(emit:)``); the stream must stay one valid stream.
 final class VideoEncoderRestartTests: XCTestCase {

@@ -1,7 +1,8 @@
 import XCTest
 @testable import RecordKitPipeline
 
-/// Issue 12: an encoder that cannot keep up loses frames evenly, never in bursts.
+/// Graceful overload (docs/ENCODING.md, "Overload: even drops"): an encoder that cannot keep
+/// up loses frames evenly, never in bursts.
 final class EvenFrameDropperTests: XCTestCase {
     /// Feeds `ticks` capture ticks to an encoder model that encodes `rate` frames per tick
     /// period on average, its progress delivered in bursts every `burstEvery` ticks (a

@@ -39,7 +39,7 @@ final class TimelineMergerTests: XCTestCase {
     }
 }
 
-/// The dispatcher gives the handlers of a late-by-design video route (skip splicing, issue 11)
+/// The dispatcher gives the handlers of a late-by-design video route (skip splicing)
 /// a longer hold, so their audio still waits for video of the same time.
 final class DispatcherHoldTests: XCTestCase {
     private func pcm(frame: Int64) -> SampleBuffer {

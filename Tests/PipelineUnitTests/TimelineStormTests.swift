@@ -4,7 +4,7 @@ import Synchronization
 @testable import RecordKitPipeline
 
 /// The timeline's arithmetic is total: no order or timing of start, pause and resume traps
-/// (issue 13: a pause/resume storm killed `recordd` with SIGILL) or maps a capture instant
+/// (a pause/resume storm once killed `recordd` with SIGILL) or maps a capture instant
 /// to a time that is negative, past the elapsed time, or earlier than an earlier instant's.
 final class TimelineStormTests: XCTestCase {
     /// A reproducible generator (SplitMix64): a failure names its seed.

@@ -11,7 +11,7 @@ import Glibc
 /// PulseAudio capture (asynchronous API), the audio track assembler and the mixer.
 ///
 /// The capture tests need a PulseAudio server and skip unless `PULSE_SERVER` is set. They expect
-/// the rig of STACK-NOTES.md: the default sink's monitor carries a 440 Hz tone and the default
+/// the rig of scripts/rig.sh: the default sink's monitor carries a 440 Hz tone and the default
 /// source a 1000 Hz tone (`RK_TEST_APP_TONE_HZ` / `RK_TEST_MIC_TONE_HZ` override the numbers).
 /// The assembler, mixer and unreachable-server tests run everywhere.
 final class AudioCaptureTests: XCTestCase {

@@ -7,7 +7,7 @@ import RecordKitPipeline
 import ExtensionTestSupport
 import XCTest
 
-/// Markers (issue 10): `Recorder.mark` reaches every handler through `broadcastAnnotated`, in
+/// Markers (docs/recordctl/mark.md): `Recorder.mark` reaches every handler through `broadcastAnnotated`, in
 /// order with its samples; the file writes them as chapters (MP4 and Matroska), and an
 /// out-of-process extension receives them. Real recordings on the rig's Xvfb and PulseAudio,
 /// chapters read back with `ffprobe -show_chapters`.

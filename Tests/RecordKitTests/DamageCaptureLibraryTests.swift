@@ -4,7 +4,7 @@ import RecordKitCapture
 import Synchronization
 import XCTest
 
-/// Damage-driven capture at the library level (issue 11), on a real X server: what a still
+/// Damage-driven capture at the library level, on a real X server: what a still
 /// screen delivers in each frame-rate mode, and that incremental frames (damaged rectangles
 /// grabbed into a buffer that held an older picture) show exactly the screen, also while
 /// consumers hold several frames so pool buffers rotate.

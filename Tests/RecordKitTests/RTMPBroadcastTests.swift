@@ -125,7 +125,7 @@ final class RTMPBroadcastTests: XCTestCase {
         XCTAssertTrue(states.allSatisfy { ["connecting", "live"].contains($0) || $0.hasPrefix("reconnecting (attempt ") }, "\(states)")
         XCTAssertNotNil(outage["lastError"], "status says what broke: \(outage)")
         XCTAssertNil(during["lastError"], "lastError clears once live again: \(during)")
-        // The outage and the reconnection are events, not only status fields (issue 13).
+        // The outage and the reconnection are events, not only status fields, so `recordctl events` shows them.
         let rtmpEvents = events.all.filter { $0.handler == "rtmp" }.map(\.reason)
         for expected in ["connecting", "live", "reconnecting (attempt 1)"] {
             XCTAssertTrue(rtmpEvents.contains { $0.contains("): \(expected)") }, "no '\(expected)' event: \(rtmpEvents)")

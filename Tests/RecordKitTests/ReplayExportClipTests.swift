@@ -4,7 +4,7 @@ import RecordKitService
 import ExtensionTestSupport
 import XCTest
 
-/// The Swift API that mirrors ReplayKit's `exportClip(to:duration:)` (issue 10), on a real
+/// The Swift API that mirrors ReplayKit's `exportClip(to:duration:)`, on a real
 /// recording (the rig's Xvfb and PulseAudio) with only a replay buffer.
 final class ReplayExportClipTests: XCTestCase {
     override func setUpWithError() throws {

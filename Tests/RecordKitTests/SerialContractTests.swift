@@ -7,7 +7,7 @@ import RecordKitCapture
 import RecordKitPipeline
 
 
-/// The serial contract (DESIGN.md): per handler, calls never overlap, are never reordered,
+/// The serial contract (docs/ARCHITECTURE.md): per handler, calls never overlap, are never reordered,
 /// `broadcastStarted` comes first and `broadcastFinished` exactly once and last; a slow
 /// handler loses video (counted) while a fast one beside it misses nothing.
 final class SerialContractTests: XCTestCase {

@@ -8,7 +8,7 @@ import RecordKitPipeline
 import MediaTestSupport
 import XCTest
 
-/// Split files at the library level (issue 10): the `split` action through ``Recorder`` with no
+/// Split files at the library level: the `split` action through ``Recorder`` with no
 /// working directory (a foreground recording: the first part is renamed `-001` when the split
 /// comes), markers landing in the part they fall in, and the naming and policy rules. Real
 /// recordings on the rig's Xvfb and PulseAudio, read back with ffprobe.

@@ -35,8 +35,8 @@ final class FormatCheckingHandler: BroadcastSampleHandler, @unchecked Sendable {
     func count(_ type: SampleBufferType) -> Int { state.withLock { $0.counts[type] ?? 0 } }
 }
 
-/// Issue 8: a handler learns every stream's format in `broadcastStarted`, before any sample,
-/// and every sample carries exactly that format.
+/// Formats known at start (docs/ARCHITECTURE.md, "Decisions and why"): a handler learns every
+/// stream's format in `broadcastStarted`, before any sample, and every sample carries exactly that format.
 final class StreamFormatsAtStartTests: XCTestCase {
     func testAHandlerKnowsEveryStreamsFormatBeforeTheFirstSample() throws {
         guard ProcessInfo.processInfo.environment["DISPLAY"] != nil, ProcessInfo.processInfo.environment["PULSE_SERVER"] != nil else {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// DESIGN.md's "Parts" table and its "Never" rules, checked against what the package really
+/// docs/ARCHITECTURE.md's "Parts" table and its "never" rules, checked against what the package really
 /// declares (`swift package dump-package`) and what each target's Swift files import.
 struct DependencyRules {
     /// One target: its declared dependencies and the modules its files import.
@@ -16,7 +16,7 @@ struct DependencyRules {
     static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension"]
     /// Platform and C modules the SDK must never see.
     static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims", "CColorConversion", "CPipeWire"]
-    /// The thin `recordctl` and what it links (issue 12): they must never reach, directly or
+    /// The thin `recordctl` and what it links: they must never reach, directly or
     /// through any target of the package, a library whose loading costs ~45 ms at each start.
     static let thinClient: Set<String> = ["recordctl", "RecordCtlSupport", "RecordKitControl"]
     /// The libraries the thin client must not load: FFmpeg, X11, PulseAudio.
@@ -39,15 +39,15 @@ struct DependencyRules {
         "FileUploadExtension": ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
         "ReplayBufferExtension": ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
         "RTMPUploadExtension": ["RecordKitSupport", "RecordKit", "RecordKitMedia"],
-        // The preview's web server: RecordKitWeb (issue 24), the one server of every loopback surface.
+        // The preview's web server: RecordKitWeb, the one server of every loopback surface.
         "PreviewExtension": ["RecordKit", "RecordKitMedia", "RecordKitWeb"],
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
         // The service links no handler: the executables hand it the built-ins (`BuiltinExtension`s).
         "RecordKitService": ["RecordKitSupport", "RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
-        // Uploads the service owns (issue 20): RecordKit and packages only, never capture, media or the pipeline.
+        // Uploads the service owns: RecordKit and packages only, never capture, media or the pipeline.
         "RecordKitUploads": ["RecordKitSupport", "RecordKit", "CShims", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "Crypto", "XMLCoder"],
-        // The thin command line (issue 12) and what it links; the engine runs the in-process verbs.
+        // The thin command line and what it links; the engine runs the in-process verbs.
         "RecordKitControl": ["CShims"],
         // obs-websocket 5's protocol layer: the control values and SHA-256; no FFmpeg, X11 or PulseAudio.
         "RecordKitOBSWebSocket": ["RecordKitControl", "Crypto"],
@@ -59,8 +59,9 @@ struct DependencyRules {
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
         "RecordKitConfig": ["RecordKitSupport", "TOMLKit"],
         "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire"],
-        // Control surfaces (issue 22): clients of the service's request API; hotkeys grab keys on X11 through capture's display code.
-        "RecordKitSurfaces": ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],
+        // Control surfaces: clients of the service's request API; hotkeys grab keys on X11 through capture's display code;
+        // the metrics endpoint observes encode times (EncodeTimeObserver in media).
+        "RecordKitSurfaces": ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitMedia", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],
         // C modules: the system only.
         "CFFmpeg": [], "CX11": [], "CPulse": [], "CShims": [], "CColorConversion": [], "CPipeWire": [],
         // Tools: the tutorial's extension, test fixtures, benchmarks, fuzz targets.
@@ -76,7 +77,7 @@ struct DependencyRules {
         "MediaTestSupport": ["RecordKit", "RecordKitMedia"],
         "ExtensionTestSupport": ["RecordKit", "RecordKitExtensions"],
         "HandlerTestSupport": ["RecordKit"],
-        // The one loopback web server (issue 24): SwiftNIO only, never FFmpeg, X11 or PulseAudio.
+        // The one loopback web server: SwiftNIO only, never FFmpeg, X11 or PulseAudio.
         "RecordKitWeb": ["NIOCore", "NIOPosix", "NIOHTTP1", "NIOWebSocket"],
     ]
     /// Parts that must never reach a concrete handler, not even through another target: only the

@@ -2,7 +2,7 @@ import Foundation
 import ExtensionTestSupport
 import XCTest
 
-/// DESIGN.md's "Parts" table and "Never" rules hold for the package as it is, and the check
+/// docs/ARCHITECTURE.md's "Parts" table and its "never" rules hold for the package as it is, and the check
 /// notices when one is broken.
 final class DependencyRulesTests: XCTestCase {
     func testThePackageKeepsDesignsDependencyRules() throws {
@@ -30,7 +30,7 @@ final class DependencyRulesTests: XCTestCase {
         XCTAssertTrue(broken("RecordKit", importing: "CFFmpeg").contains { $0.contains("imports a C module") })
         XCTAssertTrue(broken("RTMPUploadExtension", importing: "FileUploadExtension").contains { $0.contains("imports another handler") })
         XCTAssertTrue(broken("RecordKitMedia", importing: "RTMPUploadExtension").contains { $0.contains("names a concrete handler") })
-        // The thin client (issue 12): reaching FFmpeg through another target is caught too.
+        // The thin client: reaching FFmpeg through another target is caught too.
         XCTAssertTrue(broken("recordctl", importing: "RecordKitService").contains { $0.contains("recordctl reaches CFFmpeg") })
         XCTAssertTrue(broken("RecordKitControl", importing: "RecordKitCapture").contains { $0.contains("RecordKitControl reaches CX11") })
         // The service gets the built-ins from the executables: linking their list is caught,

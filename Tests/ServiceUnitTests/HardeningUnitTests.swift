@@ -4,7 +4,7 @@ import Glibc
 import XCTest
 @testable import RecordKitService
 
-/// Issue 13's pure parts: secrets masked in any text, a malformed request's id recovered,
+/// Hardening, the parts that need no server: secrets masked in any text, a malformed request's id recovered,
 /// stream keys from a file or the environment, the runtime directory trusted only if safe,
 /// and a client that checks who listens before it sends anything.
 final class HardeningUnitTests: XCTestCase {
@@ -145,7 +145,7 @@ final class HardeningUnitTests: XCTestCase {
         XCTAssertTrue(text.contains("received 0"), "nothing was sent to it: \(text)")
     }
 
-    /// The socket path replaced by a symlink to another socket of the same user (issue 24): the
+    /// The socket path replaced by a symlink to another socket of the same user: the
     /// client refuses it (lstat) before connecting, says why, and the other socket gets nothing.
     func testTheClientRefusesASocketPathThatIsASymlink() throws {
         let base = "/tmp/rk-link-\(UUID().uuidString.prefix(6))"

@@ -1,7 +1,7 @@
 @testable import RecordKitWeb
 import XCTest
 
-/// ``ByteRange`` against every edge case of issue 24: no input traps, every unsatisfiable or
+/// ``ByteRange`` against every edge case a client can send: no input traps, every unsatisfiable or
 /// malformed `bytes=` range is 416.
 final class ByteRangeTests: XCTestCase {
     func testEveryEdgeCase() {

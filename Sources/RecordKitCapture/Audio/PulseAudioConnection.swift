@@ -137,7 +137,7 @@ public final class PulseAudioConnection: @unchecked Sendable {
         deliver: @escaping @Sendable (_ samples: UnsafeBufferPointer<Float>, _ frameCount: Int, _ captureTimeNs: UInt64) -> Void
     ) throws(CaptureError) -> AudioCaptureStream {
         precondition(!loop.isLoopThread, "openStream must not be called from a PulseAudio callback")
-        if case .application(let app) = source { return try openApplicationStream(app, name: name, deliver: deliver) }  // issue 11
+        if case .application(let app) = source { return try openApplicationStream(app, name: name, deliver: deliver) }  // one app's audio
         let stream = try loop.withLock { () throws(CaptureError) -> AudioCaptureStream in
             guard let context, monitor.phase == .ready else { throw notConnected("open stream '\(name)'") }
             pa_context_ref(context)
@@ -284,7 +284,7 @@ public final class PulseAudioConnection: @unchecked Sendable {
         return "(libpulse default: client.conf or $XDG_RUNTIME_DIR/pulse/native)"
     }
 
-    // Issue 11: what the application follower and the inventory (other files) need.
+    // What the application follower and the inventory (other files) need: one application's audio, its sources.
     var pulseLoop: PulseMainloop { loop }
     var pulseMonitor: PulseContextMonitor { monitor }
     var pulseTimeoutUs: UInt64 { timeoutUs }

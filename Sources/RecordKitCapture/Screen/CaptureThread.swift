@@ -4,7 +4,7 @@ import Glibc
 /// One dedicated POSIX thread that can be joined (Foundation's `Thread` cannot).
 ///
 /// Capture blocks in the X server round trip and sleeps to absolute deadlines, so it must not
-/// run on Swift's cooperative pool (STACK-NOTES.md: 2 threads on this machine).
+/// run on Swift's cooperative pool (one thread per core, so 2 on a 2-core machine; docs/ARCHITECTURE.md, "Threads").
 package final class CaptureThread: @unchecked Sendable {
     private let thread: pthread_t
     private var finished = false

@@ -1,6 +1,6 @@
 import RecordKit
 
-/// `VideoFrameInfo` on the wire (issue 11): the `frameInfo` member of a `sample` message,
+/// `VideoFrameInfo` on the wire (damage-driven capture): the `frameInfo` member of a `sample` message,
 /// `{"index":12,"previous":11,"changed":true,"dirty":[[x,y,w,h],…]}`; `dirty` absent means
 /// unknown (everything may have changed), `previous` absent means the first frame.
 extension VideoFrameInfo {

@@ -3,8 +3,8 @@ import CFFmpeg
 /// Whether an encoder can take the pictures RecordKit gives its video encoders: `yuv420p` in
 /// system memory. Encoders that take only hardware frames (`h264_vaapi`: VAAPI surfaces) or
 /// other layouts (`h264_qsv`: `nv12`, `p010le` or QSV surfaces) can never open here, whatever
-/// the machine's hardware, because RecordKit has no upload to a hardware device (issue 23,
-/// item 6): they are refused with that reason instead of a complaint about a missing device.
+/// the machine's hardware, because RecordKit has no upload to a hardware device
+/// (no hardware frames context): they are refused with that reason instead of a complaint about a missing device.
 /// Threading: any thread.
 enum EncoderInputFormat {
     /// Why `encoderName` cannot be used, or nil when it takes `yuv420p` (or lists no formats,

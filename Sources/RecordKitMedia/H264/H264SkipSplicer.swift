@@ -1,6 +1,6 @@
 /// Splices skip pictures (``H264SkipPicture``) into an H.264 stream with B-frames, so that a
 /// constant-frame-rate recording of a still screen feeds the encoder only the pictures that
-/// changed (issue 11). Pure: bytes in, bytes out; one caller at a time.
+/// changed, and a still screen costs the encoder nothing. Pure: bytes in, bytes out; one caller at a time.
 ///
 /// The caller feeds the encoder only some frame slots and tells the splicer, for each slot it
 /// left out, which fed slot (the *anchor*) shows that picture (``addSkip(slot:anchor:)``). The

@@ -1,7 +1,7 @@
 import CFFmpeg
 import Foundation
 
-/// Lossless trimming of a finished recording (issue 9, point 5): keeps the span between two
+/// Lossless trimming of a finished recording (docs/TRIM.md): keeps the span between two
 /// instants, copying the compressed video and audio as they are wherever it can.
 public enum MovieTrimmer {
     /// Writes the part of the movie at `input` from `start` to `end` to `output`.

@@ -31,9 +31,9 @@ final class Dispatcher: Sendable {
 
     /// Creates a dispatcher for `runners`; samples wait at most `maxHoldNs` for other routes, or
     /// longer for the handlers of a route in `longerHolds` (a stream that arrives late by design:
-    /// skip splicing, issue 11): the longest hold among a group's routes.
+    /// skip splicing): the longest hold among a group's routes.
     /// `shorterHolds`: routes whose handlers' samples wait at most that long (a drained encoder's
-    /// bursts, issue 23: the handler's muxer orders the streams itself); the shortest one wins.
+    /// bursts: the handler's muxer orders the streams itself); the shortest one wins.
     init(runners: [HandlerRunner], maxHoldNs: UInt64 = 2_000_000_000, longerHolds: [SampleRoute: UInt64] = [:],
          shorterHolds: [SampleRoute: UInt64] = [:]) {
         self.runners = runners

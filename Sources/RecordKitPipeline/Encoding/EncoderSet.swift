@@ -17,10 +17,10 @@ struct EncoderSet {
 
     /// Opens an encoder for every encoded route in `routes`; their packets go to `slot`.
     /// `lowDelayRoutes`: the routes whose encoder holds no frame back (variable frame rate with a
-    /// live consumer, issue 11), see ``VideoEncoder``. `spliceRoutes`: the encoded video routes
+    /// live consumer), see ``VideoEncoder``. `spliceRoutes`: the encoded video routes
     /// whose every consumer tolerates encoder delay (constant frame rate only): their stages
     /// splice skips for unchanged slots (``StillRunEncoder``). `drainRoutes`: variable frame rate
-    /// routes with look-ahead, drained on a still screen (``VideoEncodeStage``, issue 23).
+    /// routes with look-ahead, drained on a still screen (``VideoEncodeStage``).
     /// `singleAudioTrack`: the one audio track that records, when there is exactly one; the
     /// "mixed" track is then that track's PCM, so its encoded route shares the track's encoder
     /// (one AAC encode, its packets relabelled `.audioMixed`) instead of encoding it twice.

@@ -1,7 +1,7 @@
 import RecordKit
 import RecordKitMedia
 
-/// Constant frame rate at almost no cost on a still screen (issue 11): x264 gets only the
+/// Constant frame rate at almost no cost on a still screen: x264 gets only the
 /// pictures that changed (plus one every ``H264SkipSplicer/longestRun`` + 1 slots and at key
 /// frame slots), and every other slot becomes a spliced all-skip picture (``H264SkipSplicer``)
 /// that repeats the last picture exactly, for a few bytes and no encoder work.

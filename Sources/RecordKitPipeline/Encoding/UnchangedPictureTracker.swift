@@ -2,7 +2,7 @@ import RecordKitCapture
 import Synchronization
 
 /// Tells an encoder stage whether a frame shows exactly the picture it converted last, so it
-/// can encode that picture again instead of converting (issue 11: a still screen). Frames the
+/// can encode that picture again instead of converting (a still screen). Frames the
 /// stage dropped count too: a dropped frame that changed the screen makes every later frame
 /// "changed" until one is converted.
 ///

@@ -13,13 +13,13 @@ import Synchronization
 /// beyond, none at ``maxPending``), counted, and reported once through `onOverload` with how far
 /// behind the encoder is.
 ///
-/// Damage (issue 11): a frame whose picture did not change since the last one converted
+/// Damage: a frame whose picture did not change since the last one converted
 /// (``UnchangedPictureTracker``, which also counts the frames it dropped) is not converted
 /// again: the last converted picture is encoded at the new time (x264 copies its input). With
 /// `spliceSkips` (constant frame rate, libx264, every consumer a file) it is not even encoded:
 /// ``StillRunEncoder`` splices a skip picture into x264's output instead.
 ///
-/// `drainWhenStill` (variable frame rate, an encoder with look-ahead, issue 23): a still screen
+/// `drainWhenStill` (variable frame rate, an encoder with look-ahead): a still screen
 /// sends two pictures a second, so x264's look-ahead (about 12 pictures at veryfast with frame
 /// threads) would hold the last pictures for six seconds. When an unchanged picture arrives at a
 /// slot where a key frame is due, or while x264 still holds a changed picture at least a second
@@ -68,7 +68,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let skippedFrames = Atomic<Int64>(0)
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
-    // Overload handling (issue 12): even drops, one report.
+    // Overload handling: drops spread evenly, never in bursts; one report.
     private let dropper: EvenFrameDropper
     private let encodingSlotNs = Atomic<Int64>(0)  // broadcast time of the frame being encoded
     private let onOverload: @Sendable (String) -> Void

@@ -5,7 +5,7 @@ public typealias DisplayMonitor = MonitorInfo
 /// Applications playing, sinks and sources, as `recordctl audio-sources` lists them (``AudioInventory``).
 public typealias AudioSourceInventory = AudioInventory
 
-/// What can be recorded besides the whole screen (issue 11): the display's monitors and the
+/// What can be recorded besides the whole screen: the display's monitors and the
 /// PulseAudio server's applications, sinks and sources. Blocking; any thread.
 public enum CaptureSources {
     /// The monitors of the session's video source: the RandR monitors of `display` (nil:

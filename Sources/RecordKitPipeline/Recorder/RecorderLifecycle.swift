@@ -1,5 +1,5 @@
 /// The recorder's state machine: `idle → starting → recording ⇄ paused → finishing →
-/// finished | discarded | failed` (DESIGN.md), and who holds a pause: the user, the background
+/// finished | discarded | failed` (docs/ARCHITECTURE.md, "Lifecycle"), and who holds a pause: the user, the background
 /// (a hidden window, a locked screen), or both. A value type: the ``Recorder`` keeps it under
 /// its lock and acts on the transitions it returns.
 struct RecorderLifecycle: Sendable {

@@ -10,7 +10,7 @@ extension RecordingConfiguration {
         return AudioSourceRequest(tracks: tracks, server: audioServer, requireAudio: requireAudio)
     }
 
-    /// Applies the issue-11 options as the command line and the service spell them:
+    /// Applies the capture source options as the command line and the service spell them:
     /// `frameRateMode` (`variable` or `constant`), `monitor` (a RandR monitor's name or index) and
     /// `appAudioFrom` (an application's name or pid). `hasRegionOrWindow` and `appAudioChosen`
     /// (`--no-app-audio` or `--app-sink` given) reject contradicting combinations.

@@ -53,10 +53,10 @@ struct RecordingGraphBuilder {
         let routesPerHandler = inputs.map { SampleRoute.routes(for: $0, available: available) }
 
         // One encoder per distinct route, opened now so that handlers learn their formats at start.
-        // Skips are spliced only into video that no live consumer waits for (issue 11).
+        // Skips are spliced only into video that no live consumer waits for: a spliced route holds pictures back.
         // At variable frame rate only live routes encode with low delay; a route whose every
         // consumer stores what it gets (a file) keeps x264's look-ahead, B-frames and mbtree, and
-        // is drained on a still screen (issue 23: the same quality for about 0.55 of the bits).
+        // is drained on a still screen (the same quality for about 0.55 of the bits; docs/ENCODING.md).
         let allRoutes = Set(routesPerHandler.flatMap { $0 })
         let liveRoutes = Set(zip(inputs, routesPerHandler).filter { !$0.0.toleratesEncoderDelay }.flatMap { $0.1 })
         let variable = configuration.screen.frameRateMode == .variable

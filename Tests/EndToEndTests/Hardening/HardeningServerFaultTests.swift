@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import XCTest
 
-/// Issue 13, the servers: an X server that accepts and never answers, or that stops answering
+/// Hardening, the servers: an X server that accepts and never answers, or that stops answering
 /// (SIGSTOP) or dies mid-recording; a PulseAudio server that stops answering mid-recording.
 /// `recordctl record` and the service fail or degrade within seconds with a message that names
 /// the server and a documented exit code; the service stays usable. Bounded in time.

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import XCTest
 
-/// Issue 24, the loopback web surfaces: against a live recording with a preview (a 640×480
+/// Hardening of the loopback web surfaces (docs/WEB.md): against a live recording with a preview (a 640×480
 /// window at a constant 30 fps), no local client — with or without the token — crashes recordd,
 /// wedges it, exhausts its descriptors or makes it burn a core. Each drill is bounded in time
 /// and ends by checking that recordd kept its pid, its CPU and memory stayed bounded, and the
@@ -190,7 +190,7 @@ final class HardeningWebTests: EndToEndTestCase {
     }
 
     /// Every Range edge case on the review page's movie (after stop): 206 for a good one, 416
-    /// for every unsatisfiable or malformed one, the overflow of issue 24 included; recordd lives.
+    /// for every unsatisfiable or malformed one, the overflow that once killed recordd included; recordd lives.
     func testEveryRangeEdgeCaseOnTheReviewMovie() throws {
         let live = try startLive("range")
         Thread.sleep(forTimeInterval: 2)

@@ -47,7 +47,7 @@ struct ProbeResult: Sendable, CustomStringConvertible {
     }
 
     /// The app-audio and mic-audio tracks: by a title/handler tag mentioning "app"/"mic" if the
-    /// recorder writes one, else by order (app first, as issue 2 lists them).
+    /// recorder writes one, else by order (app first, as the recorder writes them).
     var appAndMicAudio: (app: ProbedStream, mic: ProbedStream)? {
         let a = audio
         guard a.count >= 2 else { return nil }
