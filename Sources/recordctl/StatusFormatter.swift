@@ -58,6 +58,7 @@ enum StatusFormatter {
         var parts = [e.at, e.kind]
         if let id = e.recordingId { parts.append(id) }
         if let state = e.state { parts.append(state) }
+        if let time = e.time { parts.append(String(format: "time=%.3f", time)) }  // broadcast seconds (markers, mic switches)
         if let h = e.handler { parts.append("handler=\(h)") }
         if let path = e.path { parts.append("path=\(path)") }
         parts.append("reason=\(e.reason)")
