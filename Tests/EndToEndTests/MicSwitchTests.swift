@@ -21,7 +21,11 @@ final class MicSwitchTests: EndToEndTestCase {
     func testMicOffAndOnRecordsSilenceExactlyWhileOff() throws {
         let events = try service.watchEvents()
         let output = path("mic-switch.mp4")
-        try service.ok(["start", "--region", "320x240+0+0", "--frame-rate-mode", "constant", "--output", output])
+        // Beside the file an RTMP stream to the rig's nginx: its one audio track is app + mic mixed.
+        let url = try XCTUnwrap(rig.rtmpURL, "the rig's nginx-rtmp"), recordDir = try XCTUnwrap(rig.rtmpRecordDir)
+        let key = "testkey-mic-\(UUID().uuidString.prefix(8).lowercased())"
+        defer { RTMPServerRecordings.remove(key, in: recordDir) }
+        try service.ok(["start", "--region", "320x240+0+0", "--frame-rate-mode", "constant", "--output", output, "--rtmp", "\(url)/\(key)"])
         XCTAssertTrue(try service.ok(["status"]).contains("audio switches: mic on, app audio on"), "status shows the mic on")
         Thread.sleep(forTimeInterval: 2)
         let offPrinted = Double(try service.ok(["mic", "off"])) ?? -1
@@ -44,6 +48,17 @@ final class MicSwitchTests: EndToEndTestCase {
         XCTAssertEqual(on - off, 2.5, accuracy: 0.5)
         // A second `mic on` changes nothing and sends no event; with nothing recording it is not_recording.
         try assertSwitchedSilence(output, mic: [(off, on)])
+        // The mixed track loses the mic's share only: 1000 Hz gone while off, 440 Hz throughout.
+        let flv = try XCTUnwrap(RTMPServerRecordings.wait(for: key, in: recordDir, count: 1).first, "the stream reached the server")
+        let candidates = [rig.appToneHz, rig.micToneHz]
+        let before = try ToneAnalyzer.analyze(flv, audioStream: 0, candidates: candidates, start: 0.5, duration: off - 0.8)
+        let during = try ToneAnalyzer.analyze(flv, audioStream: 0, candidates: candidates, start: off + 0.3, duration: on - off - 0.6)
+        let after = try ToneAnalyzer.analyze(flv, audioStream: 0, candidates: candidates, start: on + 0.3, duration: 1.5)
+        verbose("mixed: before \(before), during \(during), after \(after)")
+        let db = { (a: Double, b: Double) in 10 * log10(max(a, 1e-20) / max(b, 1e-20)) }
+        XCTAssertGreaterThan(db(before.power[rig.micToneHz] ?? 0, during.power[rig.micToneHz] ?? 0), 30, "the mic's tone leaves the mixed track while off")
+        XCTAssertGreaterThan(db(after.power[rig.micToneHz] ?? 0, during.power[rig.micToneHz] ?? 0), 30, "and comes back")
+        XCTAssertEqual(db(before.power[rig.appToneHz] ?? 0, during.power[rig.appToneHz] ?? 0), 0, accuracy: 6, "the app's share stays")
         let late = try service.ctl(["mic", "on"])
         XCTAssertNotEqual(late.exitCode, 0, "mic without a recording fails")
         XCTAssertTrue(late.stderr.contains("nothing is recording"), late.stderr)
