@@ -57,7 +57,7 @@ final class AudioGraph: @unchecked Sendable {
         let count = min(samples.count, frameCount * 2)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { copy in
             _ = copy.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: samples[0..<count]))
-            for i in (silent.lowerBound * 2)..<min(count, silent.upperBound * 2) { copy[i] = 0 }
+            for i in min(count, silent.lowerBound * 2)..<min(count, silent.upperBound * 2) { copy[i] = 0 }
             place(type, samples: UnsafeBufferPointer(copy), frameCount: frameCount, captureNs: captureNs)
         }
     }
