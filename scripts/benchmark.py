@@ -403,7 +403,7 @@ def main():
                     help="comma list: ours, ours-replay (ours plus --replay-buffer 30: the buffer's cost), ffmpeg (default ours,ffmpeg)")
     ap.add_argument("--cases", default="moving",
                     help="comma list of screen contents: moving, still, mostly-still (scripts/benchcases.py; default moving); "
-                         "runs are then labelled CASE:RECORDER, with CPU ratios to ffmpeg per case (issue 11)")
+                         "runs are then labelled CASE:RECORDER, with CPU ratios to ffmpeg per case")
     ap.add_argument("--testwindow", default=os.path.join(ROOT, ".build/release/rk-testwindow"),
                     help="rk-testwindow binary for --cases mostly-still (default .build/release/rk-testwindow)")
     ap.add_argument("--recordctl", default=os.path.join(ROOT, ".build/release/recordctl"),
@@ -413,18 +413,18 @@ def main():
     ap.add_argument("--json", action="store_true", help="print results as JSON on stdout")
     ap.add_argument("--side-by-side", type=int, default=0, metavar="SECONDS",
                     help="also record the same 960x540 region (the screen's middle) with ours and FFmpeg at the same time (identical "
-                         "content, CRF 23 veryfast GOP 60) and compare the video bitrates (issue 12)")
+                         "content, CRF 23 veryfast GOP 60) and compare the video bitrates")
     ap.add_argument("--viewer-priority", choices=("low", "normal"), default="low",
                     help="ours-preview's Chromium viewer: low (default; as `recordctl preview --open` starts a browser: "
-                         "own session, nice 10, autogroup nice 10) or normal (the benchmark's own priority) (issue 9)")
+                         "own session, nice 10, autogroup nice 10) or normal (the benchmark's own priority)")
     ap.add_argument("--content-fps", type=int, default=None, metavar="N",
                     help="the moving content's own frame rate (default --fps); below the capture rate every picture "
                          "stays on screen for several ticks, so grab phase no longer decides which pictures a recorder gets")
     ap.add_argument("--background-load", type=int, default=0, metavar="N",
                     help="run every recording with N processes spinning a CPU each (an overloaded machine): "
-                         "compare how late each recorder runs (wall time) and its longest hole (issue 12)")
+                         "compare how late each recorder runs (wall time) and its longest hole")
     ap.add_argument("--start-latency", type=int, default=0, metavar="N",
-                    help="also time N `recordctl start` calls with the service running (issue 12)")
+                    help="also time N `recordctl start` calls with the service running")
     args = ap.parse_args()
 
     recorders = [r.strip() for r in args.recorders.split(",") if r.strip()]

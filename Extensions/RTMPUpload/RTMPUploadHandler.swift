@@ -75,7 +75,7 @@ public final class RTMPUploadHandler: BroadcastSampleHandler {
             endpoint = srt
         } else {
             var rtmp = try RTMPEndpoint(parsing: options.url)
-            if rtmp.scheme == .rtmps, let caFile = options.caFile {  // issue 23: RTMPS verified
+            if rtmp.scheme == .rtmps, let caFile = options.caFile {  // RTMPS: verified against the CA file given
                 try RTMPCAFile.check(caFile)
                 rtmp.caFile = caFile
             }

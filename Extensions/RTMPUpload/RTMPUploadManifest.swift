@@ -21,7 +21,7 @@ public enum RTMPUploadManifest {
     /// this FFmpeg; a choice that cannot work is ``BroadcastError/Kind/invalidSetup``.
     public static func handler(setup: SetupInfo) throws(BroadcastError) -> RTMPUploadHandler {
         var options = RTMPOutputOptions(url: setup["url"] ?? "")
-        if let caFile = setup["caFile"], !caFile.isEmpty { options.caFile = caFile }  // issue 23: --rtmp-ca-file
+        if let caFile = setup["caFile"], !caFile.isEmpty { options.caFile = caFile }  // --rtmp-ca-file
         let choices = try EncodingChoices(setup: setup)
         if choices != EncodingChoices() {
             let resolved = try choices.checked(container: "flv", streaming: true)

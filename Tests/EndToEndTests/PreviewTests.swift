@@ -5,7 +5,7 @@ import XCTest
 /// recording live in headless Chromium (Debian's), shows its status, controls it, and after
 /// stop reviews the movie. Every check is against the real browser, the real service and the
 /// real file. Screenshots go to $RK_RIG_DIR/artifacts/preview (kept whether the test passes or
-/// not) and, when /work/notes exists, to /work/notes/screenshots.
+/// not).
 final class PreviewTests: EndToEndTestCase {
     var service: ServiceHarness!
 
@@ -323,17 +323,12 @@ final class PreviewTests: EndToEndTestCase {
         return false
     }
 
-    /// Saves a screenshot as an artifact (kept) and, on a developer's machine, to the notes.
+    /// Saves a screenshot as an artifact (kept whether the test passes or not).
     func saveScreenshot(_ browser: Browser, _ name: String) throws {
         let directory = rig.rigDir + "/artifacts/preview"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try browser.screenshot(directory + "/" + name)
         print("PreviewTests: screenshot \(directory)/\(name)")
-        if FileManager.default.fileExists(atPath: "/work/notes") {
-            try? FileManager.default.createDirectory(atPath: "/work/notes/screenshots", withIntermediateDirectories: true)
-            try? FileManager.default.removeItem(atPath: "/work/notes/screenshots/" + name)
-            try? FileManager.default.copyItem(atPath: directory + "/" + name, toPath: "/work/notes/screenshots/" + name)
-        }
     }
 
     struct Answer {

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Issue 23 item 4, end to end: `recordctl record --rtmp rtmps://…` through the rig's TLS
+/// RTMPS for real, end to end: `recordctl record --rtmp rtmps://…` through the rig's TLS
 /// terminator (stunnel4 in front of nginx-rtmp, scripts/rig.sh) with certificates from the rig's
 /// own test CA. The stream arrives whole when the CA is given with `--rtmp-ca-file`; verification
 /// is on by default (the system's store does not know the test CA); a self-signed and a

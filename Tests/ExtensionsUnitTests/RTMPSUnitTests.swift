@@ -6,7 +6,7 @@ import RecordKitService
 @testable import RTMPUploadExtension
 import XCTest
 
-/// RTMPS without a server (issue 23 item 4): the TLS options FFmpeg gets, how GnuTLS's words
+/// RTMPS without a server: the TLS options FFmpeg gets, how GnuTLS's words
 /// are classified, the messages (what was refused, the fix, never the key), the CA file check,
 /// and `--rtmp-ca-file` reaching the `rtmp` extension's setup. RTMPSTests (end to end) runs
 /// the real TLS servers.

@@ -92,12 +92,12 @@ struct DependencyRules {
         var found: [String] = []
         for target in targets where !target.isTest {
             guard let allowed = allowed[target.name] else {
-                found.append("\(target.name) is not in DESIGN.md's table (DependencyRules.allowed): say what it may depend on")
+                found.append("\(target.name) is not in the table of parts (DependencyRules.allowed, docs/ARCHITECTURE.md \"Parts\"): say what it may depend on")
                 continue
             }
             let used = target.dependencies.union(target.imports).subtracting(system)
             for module in used.subtracting(allowed).sorted() {
-                found.append("\(target.name) depends on \(module), which DESIGN.md's table does not allow")
+                found.append("\(target.name) depends on \(module), which the table of parts (DependencyRules.allowed) does not allow")
             }
             if target.name == "RecordKit", !used.isDisjoint(with: cModules) {
                 found.append("RecordKit (the SDK) imports a C module")
