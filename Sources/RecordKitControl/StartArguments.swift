@@ -16,6 +16,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var noMic = false
     /// No app audio track.
     public var noAppAudio = false
+    /// The microphone track starts switched off (`--mic-off`): silence until `audio-switch` turns it on.
+    package var micOff = false
     /// App audio sink name.
     public var appSink: String?
     /// Microphone source name.
@@ -92,6 +94,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         noCursor = try c.decodeIfPresent(Bool.self, forKey: .noCursor) ?? d.noCursor
         noMic = try c.decodeIfPresent(Bool.self, forKey: .noMic) ?? d.noMic
         noAppAudio = try c.decodeIfPresent(Bool.self, forKey: .noAppAudio) ?? d.noAppAudio
+        micOff = try c.decodeIfPresent(Bool.self, forKey: .micOff) ?? d.micOff
         appSink = try c.decodeIfPresent(String.self, forKey: .appSink)
         micSource = try c.decodeIfPresent(String.self, forKey: .micSource)
         requireAudio = try c.decodeIfPresent(Bool.self, forKey: .requireAudio) ?? d.requireAudio

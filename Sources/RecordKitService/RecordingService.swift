@@ -80,6 +80,10 @@ public final class RecordingService: Sendable {
                 return .success(id, try saveReplay(request.options ?? CommandOptions()))
             case .split:
                 return .success(id, try split())
+            case .screenshot:
+                return .success(id, try screenshot(request.options ?? CommandOptions()))
+            case .audioSwitch:
+                return .success(id, try switchAudio(request.options ?? CommandOptions()))
             case .upload, .uploads, .uploadPause, .uploadResume, .uploadCancel:
                 return .success(id, try handleUpload(request.cmd, request.options ?? CommandOptions()))
             case .shutdown:
