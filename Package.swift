@@ -141,6 +141,7 @@ let package = Package(
                 dependencies: ["RecordKitSupport", "RecordKit", "CShims",
                                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                               .product(name: "NIOPosix", package: "swift-nio"),
                                .product(name: "Crypto", package: "swift-crypto"),
                                .product(name: "XMLCoder", package: "XMLCoder")],
                 path: "Sources/RecordKitUploads"),
@@ -167,13 +168,13 @@ let package = Package(
         .executableTarget(
             name: "recordctl-engine",
             dependencies: [
-                "RecordKitService", "RecordCtlSupport",
+                "RecordKitService", "RecordCtlSupport", "RecordKitControl",
                 "RecordKitBuiltins",  // the built-in extensions, handed to the service (it links none)
                 "RecordKitMedia",  // `recordctl trim` (MovieTrimmer), in process
                 "RecordKitPipeWire",  // registers the "portal" video source
             ],
             path: "Sources/recordctl-engine"),
-        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire"], path: "Sources/recordd"),
+        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire", "RecordKitConfig"], path: "Sources/recordd"),
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
         // Test support: flashes a window and beeps into a PulseAudio sink at the same instant (A/V sync tests).
@@ -233,5 +234,6 @@ let package = Package(
         .testTarget(name: "WebUnitTests", dependencies: ["RecordKitWeb"], path: "Tests/WebUnitTests"),
         .testTarget(name: "SupportUnitTests", dependencies: ["RecordKitSupport"], path: "Tests/SupportUnitTests"),
         .testTarget(name: "UploadsUnitTests", dependencies: ["RecordKitUploads"], path: "Tests/UploadsUnitTests"),
+        .testTarget(name: "ConfigUnitTests", dependencies: ["RecordKitConfig"], path: "Tests/ConfigUnitTests"),
     ]
 )

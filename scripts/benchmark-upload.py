@@ -10,8 +10,12 @@
    VmHWM, aws: ru_maxrss). Every object is checked with boto3 (size, SHA-256 once).
 2. --with-recording: a 1080p30 `recordctl start` of --rec-seconds alone, then the same with the
    upload running beside it: frames in the file (ffprobe -count_frames) against 30 x seconds, and
-   the recording's CPU (recordd's threads other than the upload thread and NIO's event loops,
-   from /proc/PID/task/*/stat).
+   the recording's CPU, A B A B for --rec-rounds. --rec-mode foreground (default): the recording
+   is `recordctl record` in its own process (CPU from wait4, nothing of the upload's in it), the
+   upload runs in recordd; --rec-mode service: `start` in the same recordd as the upload (CPU of
+   its threads other than rk-uploads and NIO's event loops; the busiest threads are printed).
+   --pattern: an rk-testwindow --counter 30 of --pattern-size (default the whole screen) at 0,0,
+   so every frame changes.
 
   flock -o /work/coord/bench.lock scripts/benchmark-upload.py --size-mib 1024 --rounds 2 --with-recording
 Needs the rig (scripts/rig.sh start; source rig-run/env) and a release build (swift build -c release).
@@ -119,24 +123,71 @@ def frames(path):
     return int(r.stdout.strip() or 0)
 
 
-def record(bin_dir, work, seconds, upload_file, endpoint, tag):
+def thread_cpu(pid):
+    """CPU seconds per thread name of pid (names with digits folded: NIO-ELT-0-#3 -> NIO-ELT-#)."""
+    by = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                s = f.read()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        name = "".join("#" if c.isdigit() else c for c in s[s.index("(") + 1:s.rindex(")")])
+        fields = s[s.rindex(")") + 2:].split()
+        by[name] = by.get(name, 0) + (int(fields[11]) + int(fields[12])) / TICK
+    return by
+
+
+def start_upload(svc, upload_file, endpoint, tag):
+    up = sh([svc.ctl, "upload", upload_file, "--to", "s3://recordings/bench", "--upload-endpoint", endpoint,
+             "--upload-name", f"rec-{tag}-{{upload}}", "--no-wait"], env=svc.env, timeout=120)
+    uid = up.stdout.strip()
+    for _ in range(100):  # running, with bytes sent, before the recording starts
+        u = [x for x in json.loads(sh([svc.ctl, "uploads", "--json"], env=svc.env).stdout) if x["id"] == uid][0]
+        if u["bytesDone"] > 0:
+            break
+        time.sleep(0.1)
+    return uid
+
+
+def upload_state(svc, uid):
+    u = [x for x in json.loads(sh([svc.ctl, "uploads", "--json"], env=svc.env).stdout) if x["id"] == uid][0]
+    return u["state"], u["bytesDone"], u["bytesTotal"]
+
+
+def record(bin_dir, work, seconds, upload_file, endpoint, tag, mode, extra=()):
+    """One recording of `seconds` (30 fps, constant frame rate), with or without the upload
+    running beside it. mode "foreground": `recordctl record` in its own process, its CPU from
+    wait4 (the whole recording process, nothing of the upload's); mode "service": `start` in the
+    recordd that also uploads, CPU of its threads other than rk-uploads and NIO's event loops."""
     svc = Service(bin_dir, work)
     try:
         out = os.path.join(work, f"rec-{tag}.mp4")
-        sh([svc.ctl, "start", "--output", out, "--frame-rate-mode", "constant"], env=svc.env)
-        skip = ("rk-uploads", "NIO-ELT")
-        cpu0 = proc_cpu(svc.pid, skip)
-        up = None
-        if upload_file:
-            up = subprocess.Popen([svc.ctl, "upload", upload_file, "--to", "s3://recordings/bench", "--upload-endpoint", endpoint,
-                                   "--upload-name", f"rec-{tag}-{{upload}}", "--no-wait"], env=svc.env, stdout=subprocess.PIPE)
-            up.wait(timeout=60)
-        time.sleep(seconds)
-        cpu = proc_cpu(svc.pid, skip) - cpu0
-        sh([svc.ctl, "stop"], env=svc.env, timeout=120)
-        if upload_file:
+        uid = start_upload(svc, upload_file, endpoint, tag) if upload_file else None
+        summary = ""
+        if mode == "foreground":
+            p = subprocess.Popen([svc.ctl, "record", "--duration", str(seconds), "--output", out, "--frame-rate-mode", "constant",
+                                  "--no-upload", *extra], env=svc.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            _, status, ru = os.wait4(p.pid, 0)
+            err = p.stderr.read()
+            if status != 0:
+                sys.exit(f"benchmark-upload: record failed: {err[-2000:]}")
+            cpu = ru.ru_utime + ru.ru_stime
+            summary = next((l[l.index("recorded "):] for l in err.splitlines() if "recorded " in l), "")
+            threads = {}
+        else:
+            sh([svc.ctl, "start", "--output", out, "--frame-rate-mode", "constant", "--no-upload", *extra], env=svc.env)
+            before = thread_cpu(svc.pid)
+            time.sleep(seconds)
+            after = thread_cpu(svc.pid)
+            threads = {k: after.get(k, 0) - before.get(k, 0) for k in after}
+            cpu = sum(v for k, v in threads.items() if not (k.startswith("rk-uploads") or k.startswith("NIO-ELT")))
+            sh([svc.ctl, "stop"], env=svc.env, timeout=120)
+        state = upload_state(svc, uid) if uid else None
+        if uid:
             sh([svc.ctl, "uploads", "wait"], env=svc.env, timeout=1800)
-        return {"frames": frames(out), "expected": 30 * seconds, "cpu": cpu}
+        return {"frames": frames(out), "expected": 30 * seconds, "cpu": cpu, "summary": summary, "upload_at_end": state,
+                "threads": threads}
     finally:
         svc.stop()
 
@@ -149,6 +200,12 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, ".build/release"))
     ap.add_argument("--with-recording", action="store_true")
     ap.add_argument("--rec-seconds", type=int, default=20)
+    ap.add_argument("--rec-rounds", type=int, default=2, help="recording rounds, each alone then with the upload (A B A B)")
+    ap.add_argument("--rec-mode", choices=("foreground", "service"), default="foreground")
+    ap.add_argument("--no-throughput", action="store_true", help="skip the comparison with aws s3 cp")
+    ap.add_argument("--pattern", action="store_true", help="an rk-testwindow --counter 30 at 0,0 (every frame changes)")
+    ap.add_argument("--pattern-size", default="1920x1080", help="its size (default: the whole 1080p screen)")
+    ap.add_argument("--rec-args", default="", help="more options for the recording, e.g. \"--preset ultrafast\"")
     a = ap.parse_args()
     sh([os.path.join(ROOT, "scripts/upload-servers.sh"), "start", os.environ.get("RK_UPLOAD_DIR", os.path.join(ROOT, "rig-run/uploads")), "seaweedfs"])
     work = tempfile.mkdtemp(prefix="rk-bench-upload-", dir=os.environ.get("RK_RIG_DIR", "/tmp"))
@@ -159,7 +216,7 @@ def main():
     size = a.size_mib << 20
     print(f"load before: {os.getloadavg()}")
     rows = []
-    for i in range(a.rounds):
+    for i in range(0 if a.no_throughput else a.rounds):
         for name in ("ours", "aws"):
             key = f"{name}-{i}-{int(time.time())}.bin"
             r = run_ours(a.bin, work, file, a.endpoint, size, key) if name == "ours" else run_aws(file, a.endpoint, key)
@@ -170,15 +227,39 @@ def main():
     def mean(n, k):
         v = [r[k] for r in rows if r["name"] == n]
         return sum(v) / len(v)
-    print(f"ratios ours/aws: throughput {mean('ours', 'mibps') / mean('aws', 'mibps'):.2f}x, "
-          f"CPU per GiB {mean('ours', 'cpu_per_gib') / mean('aws', 'cpu_per_gib'):.2f}x; "
-          f"ours peak {max(r['peak'] for r in rows if r['name'] == 'ours') / 2**20:.1f} MiB (bound: 16 MiB x 4 + 32 MiB over the idle service)")
+    if rows:
+        print(f"ratios ours/aws: throughput {mean('ours', 'mibps') / mean('aws', 'mibps'):.2f}x, "
+              f"CPU per GiB {mean('ours', 'cpu_per_gib') / mean('aws', 'cpu_per_gib'):.2f}x; "
+              f"ours peak {max(r['peak'] for r in rows if r['name'] == 'ours') / 2**20:.1f} MiB (bound: 16 MiB x 4 + 32 MiB over the idle service)")
     if a.with_recording:
-        alone = record(a.bin, work, a.rec_seconds, None, a.endpoint, "alone")
-        beside = record(a.bin, work, a.rec_seconds, file, a.endpoint, "beside")
-        for n, r in (("alone", alone), ("with upload", beside)):
-            print(f"recording {n:12}: {r['frames']} frames of {r['expected']}, recording CPU {r['cpu']:.2f} s")
-        print(f"recording CPU with upload / alone: {beside['cpu'] / max(alone['cpu'], 1e-9):.3f}x")
+        pattern = None
+        if a.pattern:
+            pattern = subprocess.Popen([os.path.join(a.bin, "rk-testwindow"), "--size", a.pattern_size, "--position", "0,0",
+                                        "--counter", "30", "--name", "rk-bench-pattern"], stdout=subprocess.DEVNULL)
+            time.sleep(1)
+        try:
+            runs = []
+            for i in range(a.rec_rounds):
+                for n in ("alone", "with upload"):
+                    r = record(a.bin, work, a.rec_seconds, file if n == "with upload" else None, a.endpoint, f"{n[:5]}-{i}", a.rec_mode, a.rec_args.split())
+                    r["name"] = n
+                    runs.append(r)
+                    up = f"; upload at the recording's end: {r['upload_at_end'][0]} {r['upload_at_end'][1] >> 20}/{r['upload_at_end'][2] >> 20} MiB" \
+                        if r["upload_at_end"] else ""
+                    print(f"recording {n:12} round {i}: {r['frames']} frames of {r['expected']}, recording CPU {r['cpu']:.2f} s "
+                          f"[{r['summary']}]{up}", flush=True)
+                    if r["threads"]:
+                        top = sorted(r["threads"].items(), key=lambda kv: -kv[1])[:8]
+                        print("   threads: " + ", ".join(f"{k} {v:.2f}" for k, v in top), flush=True)
+        finally:
+            if pattern:
+                pattern.kill()
+        for i in range(a.rec_rounds):
+            alone, beside = runs[2 * i], runs[2 * i + 1]
+            print(f"round {i}: recording CPU with upload / alone: {beside['cpu'] / max(alone['cpu'], 1e-9):.3f}x")
+        tot = lambda n: sum(r["cpu"] for r in runs if r["name"] == n)
+        print(f"all rounds: recording CPU with upload / alone: {tot('with upload') / max(tot('alone'), 1e-9):.3f}x; "
+              f"frames: {[r['frames'] for r in runs]} (expected {30 * a.rec_seconds} each)")
     print(f"load after: {os.getloadavg()}")
     shutil.rmtree(work, ignore_errors=True)
 

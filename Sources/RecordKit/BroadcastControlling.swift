@@ -9,6 +9,10 @@ public enum BroadcastControlRequest: String, Sendable, Hashable, CaseIterable {
     case stop
     /// Stop the recording and delete everything it wrote.
     case discard
+    /// Switch the microphone off: its track records silence, with no gap (`recordctl mic off`).
+    case micOff = "mic-off"
+    /// Switch the microphone back on (`recordctl mic on`).
+    case micOn = "mic-on"
 }
 
 /// What a recording lets a handler see and do beyond its own broadcast: the recording's

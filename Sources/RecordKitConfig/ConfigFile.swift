@@ -28,6 +28,8 @@ public struct ConfigFile: Sendable {
     public let hotkeys: HotkeySettings
     /// The `[metrics]` table.
     public let metrics: MetricsSettings
+    /// The `[uploads]` table.
+    public let uploads: UploadSettings
     /// The `[rtmp]` table.
     public let rtmp: RTMPSettings
 
@@ -66,9 +68,16 @@ public struct ConfigFile: Sendable {
         var hooks = HookSettings()
         var hotkeys = HotkeySettings()
         var metrics = MetricsSettings()
+        var uploads = UploadSettings()
         var rtmp = RTMPSettings()
         for key in table.keys {
-            if key == "rtmp" {
+            if key == "uploads" {
+                guard let t = table[key]?.table else {
+                    throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): uploads must be a table: [uploads]")
+                }
+                let header = lines.firstIndex { $0.trimmingCharacters(in: " \t") == "[uploads]" }.map { $0 + 1 } ?? 0
+                uploads = try UploadSettings(t, path: path) { Self.line(of: $0, in: lines, after: header) }
+            } else if key == "rtmp" {
                 guard let t = table[key]?.table else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): rtmp must be a table: [rtmp]")
                 }
@@ -106,7 +115,7 @@ public struct ConfigFile: Sendable {
             } else {
                 guard let setting = SettingKey(rawValue: key) else {
                     throw ConfigError("\(path), line \(Self.line(of: key, in: lines)): unknown setting \"\(key)\"; known: "
-                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks], [hotkeys], [metrics], [rtmp] and [profiles.NAME]")
+                        + SettingKey.allCases.map(\.rawValue).joined(separator: ", ") + ", and the tables [hooks], [hotkeys], [metrics], [rtmp], [uploads] and [profiles.NAME]")
                 }
                 defaults[setting] = try Self.value(table[key], key: setting, path: path, line: Self.line(of: key, in: lines))
             }
@@ -116,6 +125,7 @@ public struct ConfigFile: Sendable {
         self.hooks = hooks
         self.hotkeys = hotkeys
         self.metrics = metrics
+        self.uploads = uploads
         self.rtmp = rtmp
     }
 

@@ -18,6 +18,20 @@ public struct CommandOptions: Codable, Sendable, Equatable {
     /// `upload-pause`, `upload-resume`, `upload-cancel`: the upload.
     public var uploadId: String?
 
+    /// `audio-switch`: the track, "mic" or "app".
+    package var track: String?
+    /// `audio-switch`: true to record the track's source, false for silence.
+    package var enabled: Bool?
+
+    /// `screenshot`: "png" (default), "jpg" or "jpeg".
+    package var format: String?
+    /// `screenshot`: the image fits inside `width`x`height` (either may be nil), aspect kept.
+    package var width: Int?
+    /// `screenshot`: see ``width``.
+    package var height: Int?
+    /// `screenshot`: JPEG quality 0...100 (nil: 90).
+    package var quality: Int?
+
     /// Options with every member unset.
     public init(seconds: Double? = nil, output: String? = nil, overwrite: Bool? = nil, title: String? = nil) {
         self.title = title

@@ -49,6 +49,14 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
     case uploadResume = "upload-resume"
     /// Cancel the upload `uploadId`: the unfinished upload is removed from the server.
     case uploadCancel = "upload-cancel"
+    /// Switch an audio track of the running recording off (silence, no gap) or back on
+    /// (``ControlRequest/options``: `track` "mic" or "app", `enabled`): ReplayKit's
+    /// `isMicrophoneEnabled`. Answers with the switch's broadcast `time`.
+    case audioSwitch = "audio-switch"
+    /// Write the recording's newest picture as an image (``ControlRequest/options``: `output`
+    /// absolute, `overwrite`, `format` "png"/"jpg", `width`, `height`, `quality`); answers
+    /// with its `path`.
+    case screenshot
 }
 
 /// A request: `{"v":1,"id":"7","cmd":"start","args":{…}}`.

@@ -21,6 +21,9 @@ public struct CaptureStatus: Sendable, Codable {
     /// Each audio track's current level in dBFS (RMS of the latest chunk, loud peaks held
     /// 150 ms; -100 is silence), by type name: what a level meter shows. Nil before audio runs.
     public var audioLevelsDb: [String: Double]?
+    /// The audio tracks switched off (recording silence), by type name (`audioMic`, `audioApp`);
+    /// empty when every track records; nil without audio or from an older service.
+    package var audioMuted: [String]?
     /// Damage-driven capture counters (grabs, conversions, damaged area); nil before capture starts.
     public var damage: DamageStatus?
 

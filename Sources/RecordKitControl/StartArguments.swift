@@ -16,6 +16,8 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var noMic = false
     /// No app audio track.
     public var noAppAudio = false
+    /// The microphone track starts switched off (`--mic-off`): silence until `audio-switch` turns it on.
+    package var micOff = false
     /// App audio sink name.
     public var appSink: String?
     /// Microphone source name.
@@ -66,6 +68,9 @@ public struct StartArguments: Codable, Sendable, Equatable {
     public var splitSize: Double?
     /// Upload the recording when it stops, and each split part as it closes (docs/UPLOADS.md).
     public var upload: UploadOptions?
+    /// Where the recording's replay clips go (config `[uploads] replays = true`), unless a
+    /// `save-replay --upload` names another target; nil: clips stay local.
+    public var uploadReplays: UploadOptions?
     /// Whether an MP4 file gets its index first (`--faststart`): stop then rewrites the file.
     public var faststart: Bool = false
     /// Shell commands run after each file of the recording is final (`--on-saved`, config
@@ -89,6 +94,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         noCursor = try c.decodeIfPresent(Bool.self, forKey: .noCursor) ?? d.noCursor
         noMic = try c.decodeIfPresent(Bool.self, forKey: .noMic) ?? d.noMic
         noAppAudio = try c.decodeIfPresent(Bool.self, forKey: .noAppAudio) ?? d.noAppAudio
+        micOff = try c.decodeIfPresent(Bool.self, forKey: .micOff) ?? d.micOff
         appSink = try c.decodeIfPresent(String.self, forKey: .appSink)
         micSource = try c.decodeIfPresent(String.self, forKey: .micSource)
         requireAudio = try c.decodeIfPresent(Bool.self, forKey: .requireAudio) ?? d.requireAudio
@@ -112,6 +118,7 @@ public struct StartArguments: Codable, Sendable, Equatable {
         splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
         splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
         upload = try c.decodeIfPresent(UploadOptions.self, forKey: .upload)
+        uploadReplays = try c.decodeIfPresent(UploadOptions.self, forKey: .uploadReplays)
         faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
         hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Turns the service's events (`recordctl events`) into obs-websocket's: `RecordStateChanged`,
 /// `ReplayBufferStateChanged`, `StreamStateChanged` with OBS's output states, `RecordFileChanged`,
-/// `ReplayBufferSaved`. One translator per server (it remembers which outputs the recording in
+/// `ReplayBufferSaved`, `InputMuteStateChanged` (the live audio switches). One translator per server (it remembers which outputs the recording in
 /// progress has, and whether it was paused); ``exitStarted`` is the event of a service going away.
 ///
 /// Threading: `translate` is called from one thread at a time (the server's event feed).
@@ -39,6 +39,11 @@ package final class OBSEventTranslator: Sendable {
             // A part was closed; the next one is being written (its name: the part after it).
             guard let path = event.path else { return [] }
             return [OBSEvent(type: "RecordFileChanged", intent: .outputs, data: ["newOutputPath": .string(Self.nextPart(after: path))])]
+        case "mic-off", "mic-on", "app-audio-off", "app-audio-on":
+            // The live audio switches (recordctl mic / app-audio, SetInputMute, the hotkey).
+            let name = event.kind.hasPrefix("mic") ? "Mic/Aux" : "Desktop Audio"
+            return [OBSEvent(type: "InputMuteStateChanged", intent: .inputs,
+                             data: ["inputName": .string(name), "inputUuid": .string(name), "inputMuted": .bool(event.kind.hasSuffix("off"))])]
         case "recording-saved":
             let pending: Bool = state.withLock { s in
                 defer { s.recordStopPending = false }

@@ -25,6 +25,7 @@ package final class OBSRecordKitRequests: OBSRequestHandling {
         "GetReplayBufferStatus", "StartReplayBuffer", "StopReplayBuffer", "ToggleReplayBuffer", "SaveReplayBuffer",
         "GetLastReplayBufferReplay", "GetStreamStatus", "StartStream", "StopStream", "ToggleStream",
         "GetInputList", "GetInputMute", "SetInputMute", "ToggleInputMute", "GetSpecialInputs",
+        "GetSourceScreenshot", "SaveSourceScreenshot",
         "GetSceneList", "GetCurrentProgramScene", "GetSceneCollectionList", "GetProfileList", "GetHotkeyList",
         "GetStudioModeEnabled", "GetOutputList", "Sleep",
     ]
@@ -47,7 +48,7 @@ package final class OBSRecordKitRequests: OBSRequestHandling {
                              "rpcVersion": .int(OBSSession.rpcVersion), "platform": "linux",
                              "platformDescription": "RecordKit (obs-websocket 5 compatible)",
                              "availableRequests": .array(Self.availableRequests.map { .string($0) }),
-                             "supportedImageFormats": []])
+                             "supportedImageFormats": .array(OBSSourceScreenshot.formats.map { .string($0) })])
         case "GetStats": return stats()
         case "GetRecordStatus": return recordStatus()
         case "StartRecord": return start(.record)
@@ -101,6 +102,8 @@ package final class OBSRecordKitRequests: OBSRequestHandling {
         case "GetSpecialInputs":
             return .success(["desktop1": "Desktop Audio", "desktop2": .null, "mic1": "Mic/Aux", "mic2": .null, "mic3": .null, "mic4": .null])
         case "GetInputMute", "SetInputMute", "ToggleInputMute": return inputMute(requestType, requestData)
+        case "GetSourceScreenshot", "SaveSourceScreenshot":
+            return OBSSourceScreenshot.answer(requestType, requestData) { options in call(.screenshot, options: options) }
         case "GetSceneList": return .success(["currentProgramSceneName": .null, "currentPreviewSceneName": .null, "scenes": []])
         case "GetCurrentProgramScene": return .failure(.resourceNotFound, "RecordKit has no scenes: it records the screen")
         case "GetSceneCollectionList": return .success(["currentSceneCollectionName": "", "sceneCollections": []])
@@ -217,20 +220,43 @@ package final class OBSRecordKitRequests: OBSRequestHandling {
                          "webSocketSessionIncomingMessages": 0, "webSocketSessionOutgoingMessages": 0])
     }
 
+    /// The input mute requests, on the recording's live audio switches (`audio-switch`): "Mic/Aux"
+    /// is the microphone track, "Desktop Audio" the app-audio track; muted means the track records
+    /// silence (no gap). Without a recording, or for a track the recording does not have, an
+    /// input reads as muted and cannot be unmuted (`invalidResourceState`).
     private func inputMute(_ requestType: String, _ data: OBSValue?) -> OBSRequestResult {
-        guard let name = data?["inputName"]?.string ?? data?["inputUuid"]?.string else {
-            return .failure(.missingRequestField, "inputName is required")
-        }
+        guard let field = data?["inputName"] ?? data?["inputUuid"] else { return .failure(.missingRequestField, "inputName is required") }
+        guard let name = field.string else { return .failure(.invalidRequestFieldType, "inputName must be a string") }
         guard Self.inputs.contains(where: { $0.name == name }) else { return .failure(.resourceNotFound, "no input named \(name); GetInputList lists them") }
-        if requestType == "GetInputMute" {
-            // A track the recording does not capture is muted.
-            let tracks = status()?.recording?.recorder.capture.audioTracks ?? []
-            let captured = tracks.contains { name == "Mic/Aux" ? $0.contains("mic") : $0.contains("app") }
-            return .success(["inputMuted": .bool(status()?.recording != nil && !captured)])
+        let isMic = name == "Mic/Aux"
+        let capture = status()?.recording?.recorder.capture
+        let trackName = isMic ? "audioMic" : "audioApp"
+        let hasTrack = capture?.audioTracks.contains(trackName) ?? false
+        let muted = !hasTrack || (capture?.audioMuted ?? []).contains(trackName)
+        let target: Bool
+        switch requestType {
+        case "GetInputMute": return .success(["inputMuted": .bool(muted)])
+        case "ToggleInputMute": target = !muted
+        default:
+            guard let value = data?["inputMuted"] else { return .failure(.missingRequestField, "inputMuted is required") }
+            guard case .bool(let b) = value else { return .failure(.invalidRequestFieldType, "inputMuted must be a boolean") }
+            target = b
         }
-        // The live microphone switch is not in this build: muting an
-        // input of a running recording cannot be done yet.
-        return .failure(.cannotAct, "RecordKit cannot mute \(name) during a recording yet; start the recording with --no-mic or --no-app-audio")
+        guard hasTrack else {
+            if target { return requestType == "ToggleInputMute" ? .failure(.invalidResourceState, Self.noTrack(name, recording: capture != nil)) : .success() }
+            return .failure(.invalidResourceState, Self.noTrack(name, recording: capture != nil))
+        }
+        var options = CommandOptions()
+        options.track = isMic ? "mic" : "app"
+        options.enabled = !target
+        return call(.audioSwitch, options: options).map { _ in
+            requestType == "ToggleInputMute" ? .success(["inputMuted": .bool(target)]) : .success()
+        }
+    }
+
+    private static func noTrack(_ name: String, recording: Bool) -> String {
+        recording ? "the recording has no \(name) track (started with --no-mic / --no-app-audio, or its source was missing): it stays muted"
+                  : "\(name) is live only while a recording runs: start one (StartRecord), then unmute it"
     }
 
     // MARK: Helpers

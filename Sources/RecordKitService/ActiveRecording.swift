@@ -11,12 +11,16 @@ final class ActiveRecording: @unchecked Sendable {
     var endReason: String?
     /// `start --upload`: where the recording and each split part go (docs/UPLOADS.md).
     let upload: UploadOptions?
+    /// Where replay clips go without `save-replay --upload` (config `[uploads] replays`).
+    let uploadReplays: UploadOptions?
 
-    init(id: String, journal: SessionJournal, session: RecordingSession, hooks: SavedFileHooks, upload: UploadOptions? = nil) {
+    init(id: String, journal: SessionJournal, session: RecordingSession, hooks: SavedFileHooks, upload: UploadOptions? = nil,
+         uploadReplays: UploadOptions? = nil) {
         self.id = id
         self.journal = journal
         self.session = session
         self.hooks = hooks
         self.upload = upload
+        self.uploadReplays = uploadReplays
     }
 }

@@ -34,7 +34,7 @@ extension RecordingService {
         r.seconds = seconds
         r.state = active.session.state.rawValue
         do throws(ControlError) {
-            r.uploads = try uploadClip(path, options: options.upload, recordingId: active.id)
+            r.uploads = try uploadClip(path, options: options.upload ?? active.uploadReplays, of: active)
         } catch {
             r.warnings = ["the clip was saved but not queued for upload: \(error.message)"]
         }

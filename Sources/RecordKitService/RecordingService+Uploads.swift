@@ -6,7 +6,10 @@ extension RecordingService {
     /// Starts the upload queue (its journal under `$XDG_STATE_HOME/recordkit/uploads`): uploads
     /// an earlier service left resume now. Called once by recordd, after the socket is bound, so
     /// only the one service process of the user runs them. Failing to start is logged, never fatal.
-    public func startUploads(log: @escaping @Sendable (String) -> Void) {
+    /// `hooks`/`hookTimeout`: the config file's `[hooks] on-saved`, run (kind `upload`) when an
+    /// upload that belongs to no recording of this service's life completes.
+    public func startUploads(hooks: [String] = [], hookTimeout: Double? = nil, log: @escaping @Sendable (String) -> Void) {
+        uploadHooks.withLock { $0[""] = makeUploadHooks(commands: hooks, timeout: hookTimeout, recordingId: "") }
         let env = ProcessInfo.processInfo.environment
         let attempts = env["RECORDKIT_UPLOAD_ATTEMPTS"].flatMap(Int.init).map { max(1, $0) } ?? RetryPolicy().maxAttempts
         let base = env["RECORDKIT_UPLOAD_RETRY_BASE"].flatMap(Double.init).map { max(0.05, $0) } ?? RetryPolicy().base
@@ -37,6 +40,14 @@ extension RecordingService {
             throw ControlError(.unavailable, "this service runs no upload queue (see its log)")
         }
         var r = ControlResult()
+        if command == .upload, let upload = options.upload, (options.files ?? []).isEmpty {
+            // No file: check the target only (`record --upload`, before it records).
+            var args = StartArguments()
+            args.upload = upload
+            let warnings = try checkUploadTargets(of: args)
+            if !warnings.isEmpty { r.warnings = warnings }
+            return r
+        }
         do throws(UploadError) {
             switch command {
             case .upload:
@@ -79,6 +90,7 @@ extension RecordingService {
     /// else off the recorder's event thread (enqueueing reads and journals). Either way in order.
     func uploadOutputs(of active: ActiveRecording, paths: [String], wait: Bool = false) {
         guard let upload = active.upload, let queue = uploadQueue.withLock({ $0 }) else { return }
+        keepHooks(of: active)
         if wait {
             Self.enqueueing.sync { enqueue(paths, of: active, upload: upload, queue: queue) }
         } else {
@@ -100,19 +112,46 @@ extension RecordingService {
         }
     }
 
-    /// Queues a saved replay clip (`save-replay --upload`); nil when no upload was asked for.
-    func uploadClip(_ path: String?, options: UploadOptions?, recordingId: String) throws(ControlError) -> [UploadStatus]? {
+    /// Queues a saved replay clip of `active` (`save-replay --upload`, config `[uploads] replays`);
+    /// nil when no upload was asked for.
+    func uploadClip(_ path: String?, options: UploadOptions?, of active: ActiveRecording) throws(ControlError) -> [UploadStatus]? {
         guard let options, let path else { return nil }
         guard let queue = uploadQueue.withLock({ $0 }) else { throw ControlError(.unavailable, "this service runs no upload queue") }
+        keepHooks(of: active)
         do throws(UploadError) {
-            let record = try queue.enqueue(try Self.request(options, path: path, recordingId: recordingId))
+            let record = try queue.enqueue(try Self.request(options, path: path, recordingId: active.id))
             return [Self.status(UploadQueue.Entry(record: record, bytesPerSecond: nil))]
         } catch {
             throw Self.controlError(error)
         }
     }
 
-    /// Checks an upload target and its options before a recording starts.
+    /// `start`: checks the targets of `args` before anything records (``UploadQueue/preflight``):
+    /// a malformed target, missing credentials, a missing bucket or refused credentials are
+    /// errors; a server that cannot be reached now is a warning (returned).
+    func checkUploadTargets(of args: StartArguments) throws(ControlError) -> [String] {
+        let targets = [args.upload, args.uploadReplays].compactMap { $0 }
+        guard !targets.isEmpty else { return [] }
+        guard let queue = uploadQueue.withLock({ $0 }) else {
+            throw ControlError(.unavailable, "this service runs no upload queue (see its log); start without --upload")
+        }
+        var warnings: [String] = []
+        for options in targets {
+            try Self.validate(options)
+            do throws(UploadError) {
+                if let warning = try queue.preflight(target: try UploadTarget.parse(options.target), s3: Self.s3Options(options)) {
+                    warnings.append(warning)
+                }
+            } catch {
+                var e = Self.controlError(error)
+                e.message = "cannot upload to \(UploadTarget.redact(options.target)): \(e.message); nothing was recorded"
+                throw e
+            }
+        }
+        return warnings
+    }
+
+    /// Checks an upload target and its options (form only) before a recording starts.
     static func validate(_ options: UploadOptions) throws(ControlError) {
         do throws(UploadError) {
             let target = try UploadTarget.parse(options.target)
@@ -128,9 +167,41 @@ extension RecordingService {
                              reason: event.message, at: Self.now(), path: event.record.path)
         e.upload = status
         publish(e)
+        if event.kind == "upload-completed" { runUploadHooks(event.record) }
     }
 
-    private static func s3Options(_ o: UploadOptions) -> S3Options {
+    /// The recording's hooks run again for its uploads (they may complete after it ended).
+    private func keepHooks(of active: ActiveRecording) {
+        guard !active.hooks.isEmpty else { return }
+        uploadHooks.withLock { $0[active.id] = active.hooks }
+    }
+
+    /// Runs the `on-saved` hooks (kind `upload`) of the recording `record` belongs to, else the
+    /// config file's; forgets a recording's hooks once none of its uploads is left to run.
+    private func runUploadHooks(_ record: UploadRecord) {
+        let recordingId = record.recordingId ?? ""
+        let pending = uploadQueue.withLock { $0 }?.list().contains { $0.record.recordingId == record.recordingId && !$0.record.state.isFinal } ?? false
+        let hooks = uploadHooks.withLock { all -> SavedFileHooks? in
+            let h = all[recordingId] ?? all[""]
+            if !recordingId.isEmpty, !pending, lifecycle.snapshot.active?.id != recordingId { all[recordingId] = nil }
+            return h
+        }
+        var environment = ["RECORDKIT_UPLOAD_ID": record.id]
+        if let url = record.objectURL { environment["RECORDKIT_UPLOAD_URL"] = url }
+        if let key = record.key { environment["RECORDKIT_UPLOAD_KEY"] = key }
+        hooks?.saved(path: record.path, kind: .upload, environment: environment)
+    }
+
+    /// Hooks for uploads outside a recording; each one's end is an event, as for a recording's.
+    private func makeUploadHooks(commands: [String], timeout: Double?, recordingId: String) -> SavedFileHooks {
+        SavedFileHooks(commands: commands, timeout: timeout, recordingId: recordingId) { [weak self] report in
+            self?.publish(ServiceEvent(kind: report.outcome.succeeded ? "hook-finished" : "hook-failed", recordingId: nil,
+                                       reason: "on-saved hook for \(report.kind.rawValue) \(report.path) \(report.outcome.summary)",
+                                       at: Self.now(), path: report.path))
+        }
+    }
+
+    static func s3Options(_ o: UploadOptions) -> S3Options {
         S3Options(endpoint: o.endpoint, region: o.region, addressing: o.addressing, profile: o.profile)
     }
 

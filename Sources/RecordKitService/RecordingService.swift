@@ -25,6 +25,9 @@ public final class RecordingService: Sendable {
     let availabilityMonitor = AvailabilityMonitor()
     /// The uploads the service owns (nil until ``startUploads(log:)``; RecordingService+Uploads).
     let uploadQueue = Mutex<UploadQueue?>(nil)
+    /// The `on-saved` hooks of each recording with uploads, by recording id, run again when one
+    /// of its uploads completes (kind `upload`); the config file's `[hooks]` under "" for the rest.
+    let uploadHooks = Mutex<[String: SavedFileHooks]>([:])
 
     /// Creates the service. Every handler, built-in or not, comes by name from the catalog made
     /// of `builtins` (what the executable links) and the extension directories. `onShutdown`
@@ -58,7 +61,11 @@ public final class RecordingService: Sendable {
                 events.subscribe(EventSubscriber(connection: connection, acknowledgement: .success(id, ControlResult())))
                 return nil
             case .start:
-                return .success(id, try locked { () throws(ControlError) in try lifecycle.start(request.args ?? StartArguments()) })
+                let args = request.args ?? StartArguments()
+                let uploadWarnings = try checkUploadTargets(of: args)
+                var r = try locked { () throws(ControlError) in try lifecycle.start(args) }
+                if !uploadWarnings.isEmpty { r.warnings = (r.warnings ?? []) + uploadWarnings }
+                return .success(id, r)
             case .stop:
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.stop(deliveringTo: request.options) })
             case .discard:
@@ -73,6 +80,10 @@ public final class RecordingService: Sendable {
                 return .success(id, try saveReplay(request.options ?? CommandOptions()))
             case .split:
                 return .success(id, try split())
+            case .screenshot:
+                return .success(id, try screenshot(request.options ?? CommandOptions()))
+            case .audioSwitch:
+                return .success(id, try switchAudio(request.options ?? CommandOptions()))
             case .upload, .uploads, .uploadPause, .uploadResume, .uploadCancel:
                 return .success(id, try handleUpload(request.cmd, request.options ?? CommandOptions()))
             case .shutdown:

@@ -96,3 +96,16 @@ extension RecordingSession {
         }
     }
 }
+
+extension RecordingSession {
+    /// The newest picture as an image (``Recorder/screenshot(format:width:height:quality:)``).
+    package func screenshot(format: String, width: Int?, height: Int?, quality: Int?) throws(ControlError) -> (bytes: [UInt8], width: Int, height: Int) {
+        do throws(RecorderError) { return try recorder.screenshot(format: format, width: width, height: height, quality: quality) } catch { throw error.controlError }
+    }
+
+    /// Switches the recording's `track` (`.audioMic`, `.audioApp`) on or off
+    /// (``Recorder/setAudioEnabled(_:track:)``); returns the switch's broadcast time in seconds.
+    package func setAudioEnabled(_ enabled: Bool, track: SampleBufferType) throws(ControlError) -> Double {
+        do throws(RecorderError) { return try recorder.setAudioEnabled(enabled, track: track) } catch { throw error.controlError }
+    }
+}

@@ -2,7 +2,7 @@ import RecordKit
 
 extension SessionLifecycle {
     /// Lets the recording's handlers (the preview page's buttons, through
-    /// ``BroadcastControlling``) pause, resume, stop and discard it exactly as `recordctl`
+    /// ``BroadcastControlling``) pause, resume, stop, discard it and switch its microphone exactly as `recordctl`
     /// does: the same serialized commands, journal and conclusion.
     func installControlHandler(on session: RecordingSession) {
         session.recorder.setControlHandler { [weak self] request, completion in
@@ -13,6 +13,7 @@ extension SessionLifecycle {
                 case .resume: _ = try locked { () throws(ControlError) in try resume() }
                 case .stop: _ = try locked { () throws(ControlError) in try finish(discard: false) }
                 case .discard: _ = try locked { () throws(ControlError) in try finish(discard: true) }
+                case .micOff, .micOn: _ = try current().session.setAudioEnabled(request == .micOn, track: .audioMic)
                 }
                 completion(nil)
             } catch {

@@ -66,7 +66,7 @@ final class SessionLifecycle: @unchecked Sendable {
         if let active = snapshot.active {
             throw ControlError(.busy, "recording \(active.id) is \(active.session.state.rawValue) (started \(active.journal.startedAt)); stop or discard it first")
         }
-        if let upload = args.upload { try RecordingService.validate(upload) }
+        for upload in [args.upload, args.uploadReplays].compactMap({ $0 }) { try RecordingService.validate(upload) }
         let id = SessionStore.newID()
         let directory = try store.createDirectory(of: id)
         let box = LateBound<ActiveRecording>()
@@ -83,7 +83,8 @@ final class SessionLifecycle: @unchecked Sendable {
         installControlHandler(on: session)
         let journal = SessionJournal(id: id, state: "starting", startedAt: RecordingService.now(), pid: getpid(), handlers: session.handlers)
         try store.write(journal)
-        let active = ActiveRecording(id: id, journal: journal, session: session, hooks: makeHooks(args, recordingId: id), upload: args.upload)
+        let active = ActiveRecording(id: id, journal: journal, session: session, hooks: makeHooks(args, recordingId: id), upload: args.upload,
+                                     uploadReplays: args.uploadReplays)
         box.bind(active)
         do throws(ControlError) {
             try session.start()

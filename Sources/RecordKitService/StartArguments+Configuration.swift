@@ -15,6 +15,7 @@ extension StartArguments {
         }
         try applySources(to: &configuration)  // frame-rate mode, monitor, one application's audio
         configuration.screen.source = source
+        if micOff { configuration.mutedAtStart.insert(.audioMic) }  // the live mic switch, off from the start
         return configuration
     }
 

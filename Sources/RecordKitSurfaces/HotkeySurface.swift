@@ -53,7 +53,8 @@ package final class HotkeySurface: Sendable {
         func ask(_ cmd: ControlCommand, args: StartArguments? = nil, options: CommandOptions? = nil) -> ControlReply {
             control.request(ControlRequest(cmd: cmd, id: "hotkey", args: args, options: options))
         }
-        let state = ask(.status).result?.status?.recording?.state
+        let recording = ask(.status).result?.status?.recording
+        let state = recording?.state
         let reply: ControlReply
         let summary: String
         switch action {
@@ -74,9 +75,13 @@ package final class HotkeySurface: Sendable {
         case "mark":
             reply = ask(.mark, options: CommandOptions())
             summary = "Chapter marked"
-        default:  // mic-toggle
-            notifier.notify("Microphone not switched", "switching the microphone during a recording is not in this build")
-            return
+        default:  // mic-toggle: the live microphone switch (recordctl mic off|on)
+            let micOff = recording?.recorder.capture.audioMuted?.contains("audioMic") ?? false
+            var options = CommandOptions()
+            options.track = "mic"
+            options.enabled = micOff
+            reply = ask(.audioSwitch, options: options)
+            summary = micOff ? "Microphone on" : "Microphone off"
         }
         if reply.ok {
             let r = reply.result

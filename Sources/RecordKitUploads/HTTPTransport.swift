@@ -1,7 +1,9 @@
 import AsyncHTTPClient
+import CShims
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// A reply as the upload code reads it.
 package struct HTTPReply: Sendable {
@@ -18,26 +20,42 @@ package struct HTTPReply: Sendable {
 /// async-http-client behind a blocking call for the upload thread: requests are started on
 /// NIO's event loops and waited for on the calling thread, which must be a thread of its own
 /// (the upload thread), never an event loop or the cooperative pool. Redirects are not
-/// followed (a presigned URL's signature is not sent on). Owns its client: call ``shutdown()``.
+/// followed (a presigned URL's signature is not sent on). Owns its client and its one event
+/// loop thread (`rk-upload-nio`), which runs at the upload thread's low CPU and I/O priority
+/// (nice 10, best-effort level 7) so that moving upload bytes never competes with capture and
+/// encoding as an equal: call ``shutdown()``.
 package final class HTTPTransport: Sendable {
     let client: HTTPClient
+    private let group: MultiThreadedEventLoopGroup
 
     /// A transport with a 10 s connect and 120 s read timeout.
     package init() {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(120))
         configuration.redirectConfiguration = .disallow
-        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        // One loop is plenty for the few parts in flight of one upload at a time.
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        for loop in group.makeIterator() {
+            loop.execute {
+                Thread.current.name = "rk-upload-nio"
+                _ = cshim_lower_thread_priority(10, 7)
+            }
+        }
+        client = HTTPClient(eventLoopGroup: group, configuration: configuration)
     }
 
-    /// Shuts the client down (blocking); the transport is unusable afterwards.
-    package func shutdown() { try? client.syncShutdown() }
+    /// Shuts the client and its event loop down (blocking); the transport is unusable afterwards.
+    package func shutdown() {
+        try? client.syncShutdown()
+        try? group.syncShutdownGracefully()
+    }
 
-    /// Starts a request; `hostForErrors` is what an error may name (host and port, never a query).
-    package func start(method: HTTPMethod, url: String, headers: [(String, String)], body: HTTPClient.Body?) -> EventLoopFuture<HTTPClient.Response> {
+    /// Starts a request; `deadline` (nil: the transport's timeouts only) bounds the whole of it.
+    package func start(method: HTTPMethod, url: String, headers: [(String, String)], body: HTTPClient.Body?,
+                       deadline: NIODeadline? = nil) -> EventLoopFuture<HTTPClient.Response> {
         do {
             let request = try HTTPClient.Request(url: url, method: method, headers: HTTPHeaders(headers), body: body)
-            return client.execute(request: request)
+            return client.execute(request: request, deadline: deadline)
         } catch {
             return client.eventLoopGroup.next().makeFailedFuture(error)
         }

@@ -53,7 +53,8 @@ package final class S3Client: Sendable {
     /// Starts a signed request. `payloadHash`: hex SHA-256 of the body, or `UNSIGNED-PAYLOAD`
     /// (parts, whose `Content-MD5` the server checks and the signature covers).
     func start(_ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers extra: [(String, String)] = [],
-               body: HTTPClient.Body? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash) -> EventLoopFuture<HTTPClient.Response> {
+               body: HTTPClient.Body? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
+               deadline: NIODeadline? = nil) -> EventLoopFuture<HTTPClient.Response> {
         let amzDate = SigV4Signer.amzDate(Date())
         var headers: [(String, String)] = [("host", hostHeader), ("x-amz-date", amzDate), ("x-amz-content-sha256", payloadHash)]
         if let token = signer.credentials.sessionToken { headers.append(("x-amz-security-token", token)) }
@@ -65,7 +66,7 @@ package final class S3Client: Sendable {
         let q = query.map { "\(SigV4Signer.uriEncode($0.0))=\(SigV4Signer.uriEncode($0.1))" }.sorted().joined(separator: "&")
         let portPart = port.map { ":\($0)" } ?? ""
         let url = "\(scheme)://\(pathStyle ? host : "\(bucket).\(host)")\(portPart)\(path)\(q.isEmpty ? "" : "?" + q)"
-        return transport.start(method: method, url: url, headers: headers, body: body)
+        return transport.start(method: method, url: url, headers: headers, body: body, deadline: deadline)
     }
 
     private func call(_ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
@@ -148,6 +149,19 @@ package final class S3Client: Sendable {
     package func abort(key: String, uploadID: String) throws(UploadError) {
         let reply = try call(.DELETE, key: key, query: [("uploadId", uploadID)])
         guard (200..<300).contains(reply.status) || reply.status == 404 else { throw failure(reply, doing: "aborting the upload") }
+    }
+
+    /// `HeadBucket` within `seconds`: returns when the bucket exists and the credentials may use
+    /// it; throws `permanent` (no such bucket), `credentials` (403) or `transient` (unreachable).
+    package func checkBucket(within seconds: Int64) throws(UploadError) {
+        let reply = try HTTPTransport.wait(start(.HEAD, key: nil, deadline: .now() + .seconds(seconds)), host: hostForErrors)
+        switch reply.status {
+        case 200..<300: return
+        case 404: throw UploadError(.permanent, "bucket '\(bucket)' does not exist at \(hostForErrors): create it or fix the target")
+        case 401, 403: throw UploadError(.credentials, "\(hostForErrors) refused the service's S3 credentials for bucket '\(bucket)' (HTTP \(reply.status)): "
+                                         + "check them (docs/UPLOADS.md, Credentials)")
+        default: throw failure(reply, doing: "checking bucket '\(bucket)'")
+        }
     }
 
     /// `HeadObject`: size and ETag, or nil when there is no such object.

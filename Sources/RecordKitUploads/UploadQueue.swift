@@ -73,6 +73,9 @@ package final class UploadQueue: Sendable {
             }
         }
         let thread = Thread { [self] in
+            // Named from inside: on Linux a name set before start does not reach the kernel
+            // (top, /proc/PID/task/*/comm would show "recordd").
+            Thread.current.name = "rk-uploads"
             _ = cshim_lower_thread_priority(10, 7)
             runLoop()
         }
@@ -122,6 +125,24 @@ package final class UploadQueue: Sendable {
         onEvent(UploadEvent(kind: "upload-queued", record: record, message: "\(path) queued for \(record.target.redacted)"))
         wake.broadcast()
         return record
+    }
+
+    /// Checks a target before a recording that will upload to it starts (on the caller's thread,
+    /// at most ~5 s): the target parses, S3 credentials are found and the bucket exists and
+    /// accepts them. Throws for what will not get better by waiting; returns a warning (nil:
+    /// all checked) when the server cannot be reached now, since uploads retry later.
+    /// Presigned and tus targets are checked for form only: a request would use them up.
+    package func preflight(target: UploadTarget, s3 options: S3Options) throws(UploadError) -> String? {
+        guard case .s3(let bucket, _) = target else { return nil }
+        _ = try options.resolved(environment: environment)
+        let credentials = try S3Credentials.resolve(profile: options.profile, environment: environment)
+        let client = try S3Client(transport: transport, bucket: bucket, options: options, credentials: credentials, environment: environment)
+        do throws(UploadError) {
+            try client.checkBucket(within: 5)
+        } catch where error.kind == .transient {
+            return "the upload target cannot be checked now (\(error.message)); the recording's files will be uploaded when it answers"
+        }
+        return nil
     }
 
     /// Every upload, oldest first.

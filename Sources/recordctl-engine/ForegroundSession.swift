@@ -15,6 +15,7 @@ struct ForegroundSession {
         let done = DispatchSemaphore(value: 0)
         let session: RecordingSession
         let outcome = ForegroundOutcome()
+        let uploads = ForegroundUploads(options: arguments.upload)
         // `--on-saved` commands (docs/recordctl/hooks.md): a failing one is said on stderr, never
         // changes the recording or the exit code.
         let hooks = SavedFileHooks(commands: arguments.onSaved, timeout: arguments.hookTimeout, recordingId: "record-\(getpid())") { report in
@@ -27,6 +28,7 @@ struct ForegroundSession {
                 if event.kind == "file-part", let path = event.path {
                     Console.out(path)
                     hooks.saved(path: path, kind: .part)
+                    uploads.queue(path)
                 }
                 outcome.note(event)
                 if event.state.isTerminal { done.signal() }
@@ -82,13 +84,17 @@ struct ForegroundSession {
         for report in reports {
             if let path = report.serviceInfo["path"], report.state != .failed || FileManager.default.fileExists(atPath: path) {
                 Console.out(path)
-                if report.state != .failed { hooks.saved(path: path, kind: .recording) }
+                if report.state != .failed {
+                    hooks.saved(path: path, kind: .recording)
+                    uploads.queue(path)
+                }
             }
             if report.state == .failed {
                 Console.error("\(report.name): \(report.error ?? "failed")")
                 failed = true
             }
         }
+        uploads.finish()
         if !hooks.isEmpty {
             let bound = (arguments.hookTimeout ?? HookDefaults.timeoutSeconds) + 3
             hooks.waitUntilIdle(timeout: bound * Double(max(1, arguments.onSaved.count)) * Double(max(1, reports.count)) + 5)

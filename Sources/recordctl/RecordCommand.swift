@@ -1,5 +1,6 @@
 import ArgumentParser
 import RecordCtlSupport
+import RecordKitControl
 
 /// `recordctl record`: one recording in the foreground, no service needed.
 struct RecordCommand: ParsableCommand {
@@ -22,6 +23,14 @@ struct RecordCommand: ParsableCommand {
     /// Records in recordctl-engine (this process becomes it): capture and encoding need FFmpeg,
     /// X11 and PulseAudio, which recordctl itself does not load.
     func run() throws {
-        try EngineHandoff.exec(.record(try recording.startArguments(), duration: duration))
+        let arguments = try recording.startArguments()
+        if let upload = arguments.upload {
+            // The service owns uploads: start it if needed and let it check the target (form,
+            // credentials, bucket) before anything records.
+            var options = CommandOptions()
+            options.upload = upload
+            for warning in try uploadRequest(.upload, options).warnings ?? [] { Console.error(warning) }
+        }
+        try EngineHandoff.exec(.record(arguments, duration: duration))
     }
 }

@@ -24,6 +24,9 @@ struct RecordingOptions: ParsableArguments {
     @Flag(help: "Do not record the microphone (the default PulseAudio source).")
     var noMic = false
 
+    @Flag(help: "Start with the microphone switched off: its track records silence until `recordctl mic on`.")
+    var micOff = false
+
     @Flag(help: "Do not record application audio (the monitor of the default PulseAudio sink).")
     var noAppAudio = false
 
@@ -84,6 +87,7 @@ struct RecordingOptions: ParsableArguments {
     @OptionGroup var preview: PreviewFlagOptions
     @OptionGroup var split: SplitOptions
     @OptionGroup var hooks: HookOptions
+    @OptionGroup var uploads: RecordingUploadOptions
 
     @Option(name: .customLong("extension"),
             help: ArgumentHelp("Also feed the recording to this extension (repeatable; `recordctl extensions` lists them).", valueName: "NAME"))
@@ -102,6 +106,7 @@ struct RecordingOptions: ParsableArguments {
     func validate() throws {
         guard (1...120).contains(fps) else { throw ValidationError("--fps must be between 1 and 120, got \(fps)") }
         if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
+        if noMic && micOff { throw ValidationError("--mic-off needs a microphone track: drop --no-mic") }
         if noMic && noAppAudio && requireAudio { throw ValidationError("--require-audio contradicts --no-mic --no-app-audio") }
         if noFile && (output != nil || format != nil || overwrite || faststart) {
             throw ValidationError("--no-file contradicts --output, --format, --overwrite and --faststart")
@@ -126,6 +131,7 @@ struct RecordingOptions: ParsableArguments {
         a.window = window
         a.noCursor = noCursor
         a.noMic = noMic
+        a.micOff = micOff
         a.noAppAudio = noAppAudio
         a.appSink = appSink
         a.micSource = micSource
@@ -143,7 +149,9 @@ struct RecordingOptions: ParsableArguments {
         a.srt = srt
         a.extensionsDirs = extensionsDirs.map(absolutePath)
         a.encoding = try encoding.effective().setupValues
-        hooks.apply(to: &a, config: try configFile().hooks)
+        let config = try configFile()
+        hooks.apply(to: &a, config: config.hooks)
+        try uploads.apply(to: &a, config: config.uploads)
         sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)

@@ -31,7 +31,8 @@ struct SaveReplayCommand: ParsableCommand {
 
     func run() throws {
         var options = CommandOptions(seconds: seconds, output: output.map(absolutePath), overwrite: overwrite ? true : nil)
-        options.upload = try upload.map { uploadFlags.options(target: try UploadFlags.target($0)) }
+        let config = try configFile().uploads
+        options.upload = try upload.map { uploadFlags.options(target: try UploadFlags.target($0), config: config) }
         let result: ControlResult
         do throws(ControlError) {
             let client = try ServiceConnection.connect(startIfNeeded: false)

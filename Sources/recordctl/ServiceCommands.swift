@@ -22,14 +22,8 @@ struct StartCommand: ParsableCommand {
 
     @OptionGroup var recording: RecordingOptions
 
-    @Option(name: .customLong("upload"), help: ArgumentHelp("Upload the recording when it stops, and each split part as it closes (s3://BUCKET/PREFIX, https://…, tus+https://…).", valueName: "TARGET"))
-    var upload: String?
-
-    @OptionGroup(title: "Upload") var uploadFlags: UploadFlags
-
     func run() throws {
-        var arguments = try recording.startArguments()
-        arguments.upload = try upload.map { uploadFlags.options(target: try UploadFlags.target($0)) }
+        let arguments = try recording.startArguments()
         let result = try serviceRequest(.start, args: arguments)
         for warning in result.warnings ?? [] { Console.error(warning) }
         Console.out(result.recordingId ?? "")

@@ -18,6 +18,12 @@ enum StatusFormatter {
                                 c.framesCaptured, c.framesDropped, c.audioTracks.isEmpty ? "none" : c.audioTracks.joined(separator: ", ")))
             lines.append("video encoders: \(rec.videoEncoders)" + (rec.audioEncoders.map { ", audio encoders: \($0)" } ?? ""))
             if let d = c.damage { lines.append(DamageStatusLine.text(d)) }
+            if let muted = c.audioMuted {  // the live switches (recordctl mic / app-audio)
+                var parts: [String] = []
+                if c.audioTracks.contains("audioMic") { parts.append("mic " + (muted.contains("audioMic") ? "off" : "on")) }
+                if c.audioTracks.contains("audioApp") { parts.append("app audio " + (muted.contains("audioApp") ? "off" : "on")) }
+                if !parts.isEmpty { lines.append("audio switches: " + parts.joined(separator: ", ")) }
+            }
             if !c.audioOffsetMs.isEmpty {
                 lines.append("a/v offset: " + c.audioOffsetMs.keys.sorted().map { String(format: "%@ %+.1f ms", $0, c.audioOffsetMs[$0]!) }.joined(separator: ", "))
             }
@@ -52,6 +58,7 @@ enum StatusFormatter {
         var parts = [e.at, e.kind]
         if let id = e.recordingId { parts.append(id) }
         if let state = e.state { parts.append(state) }
+        if let time = e.time { parts.append(String(format: "time=%.3f", time)) }  // broadcast seconds (markers, mic switches)
         if let h = e.handler { parts.append("handler=\(h)") }
         if let path = e.path { parts.append("path=\(path)") }
         parts.append("reason=\(e.reason)")

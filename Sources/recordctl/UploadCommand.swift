@@ -36,7 +36,7 @@ struct UploadCommand: ParsableCommand {
         }
         var options = CommandOptions()
         options.files = paths
-        options.upload = flags.options(target: try UploadFlags.target(target))
+        options.upload = flags.options(target: try UploadFlags.target(target), config: try configFile().uploads)
         let queued = try uploadRequest(.upload, options).uploads ?? []
         if noWait {
             for u in queued { Console.out(u.id) }
@@ -101,7 +101,7 @@ enum UploadWaiter {
         if let rate = u.bytesPerSecond { s += "  \(mib(rate))/s" }
         if let left = u.secondsLeft { s += String(format: "  %.0f s left", left) }
         if u.attempts > 0 { s += "  attempts \(u.attempts)" }
-        s += "  \(u.path) -> \(u.objectURL ?? u.key.map { u.target.hasPrefix("s3://") ? "\(u.target.split(separator: "/").prefix(2).joined(separator: "/"))/\($0)" : $0 } ?? u.target)"
+        s += "  \(u.path) -> \(u.objectURL ?? u.key.map { u.target.hasPrefix("s3://") ? "s3://\(u.target.dropFirst(5).split(separator: "/").first ?? "")/\($0)" : $0 } ?? u.target)"
         if let e = u.lastError { s += "  (\(e))" }
         return s
     }

@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
+import RecordKitConfig
 import RecordKitControl
 
 /// The options of an upload shared by `upload`, `start --upload` and `save-replay --upload`
 /// (docs/UPLOADS.md). No credential is ever an option: the service reads its own.
 struct UploadFlags: ParsableArguments {
-    @Option(name: .customLong("upload-endpoint"), help: ArgumentHelp("The S3 endpoint URL (default: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS).", valueName: "URL"))
+    @Option(name: .customLong("upload-endpoint"), help: ArgumentHelp("The S3 endpoint URL (default: the config's [uploads] endpoint, AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, else AWS).", valueName: "URL"))
     var endpoint: String?
 
     @Option(name: .customLong("upload-region"), help: ArgumentHelp("The S3 region (default: AWS_REGION, else us-east-1).", valueName: "REGION"))
@@ -35,12 +36,16 @@ struct UploadFlags: ParsableArguments {
         if let rate, Self.parseRate(rate) == nil { throw ValidationError("--upload-rate must be bytes per second like 500K or 20M, got '\(rate)'") }
     }
 
-    /// The options for `target`; the endpoint falls back on this shell's AWS_ENDPOINT_URL_S3/AWS_ENDPOINT_URL.
-    func options(target: String) -> UploadOptions {
+    /// The options for `target`: these flags, else the config file's `[uploads]`; the endpoint
+    /// then falls back on this shell's AWS_ENDPOINT_URL_S3/AWS_ENDPOINT_URL (else recordd's).
+    func options(target: String, config: UploadSettings = UploadSettings()) -> UploadOptions {
         let env = ProcessInfo.processInfo.environment
-        let endpoint = endpoint ?? env["AWS_ENDPOINT_URL_S3"].flatMap { $0.isEmpty ? nil : $0 } ?? env["AWS_ENDPOINT_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        var o = UploadOptions(target: target, endpoint: target.hasPrefix("s3://") ? endpoint : nil, region: region, addressing: addressing,
-                              profile: profile, deleteAfterUpload: deleteAfterUpload ? true : nil, nameTemplate: nameTemplate, partSizeMiB: partSizeMiB)
+        let endpoint = endpoint ?? config.endpoint ?? env["AWS_ENDPOINT_URL_S3"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? env["AWS_ENDPOINT_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        var o = UploadOptions(target: target, endpoint: target.hasPrefix("s3://") ? endpoint : nil, region: region ?? config.region,
+                              addressing: addressing ?? config.addressing, profile: profile ?? config.credentialsProfile,
+                              deleteAfterUpload: deleteAfterUpload || config.deleteAfterUpload ? true : nil,
+                              nameTemplate: nameTemplate ?? config.name, partSizeMiB: partSizeMiB ?? config.partSizeMiB)
         o.rate = rate
         return o
     }

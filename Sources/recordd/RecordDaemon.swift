@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import RecordKitBuiltins
+import RecordKitConfig
 import RecordKitService
 import RecordKitSurfaces
 
@@ -60,7 +61,9 @@ enum RecordDaemon {
         service.recoverInterruptedSessions()
         for r in service.status().recovered { log("recovered interrupted recording \(r.id) into \(r.path)") }
         surfaces.start()
-        service.startUploads(log: log)
+        // Uploads that belong to no recording of this service's life run the config's hooks.
+        let hooks = (try? ConfigFile())?.hooks ?? HookSettings()
+        service.startUploads(hooks: hooks.onSaved, hookTimeout: hooks.timeout, log: log)
 
         withExtendedLifetime(sources) { server.serve() }
         // The accept loop returns when a shutdown stopped the server, or when accept failed:

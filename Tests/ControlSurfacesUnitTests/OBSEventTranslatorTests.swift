@@ -72,4 +72,16 @@ final class OBSEventTranslatorTests: XCTestCase {
         XCTAssertTrue(settings.startArguments(for: .replayBuffer).noFile)
         XCTAssertEqual(settings.startArguments(for: .stream).rtmp, ["rtmp://127.0.0.1/live/k"])
     }
+
+    /// The live audio switches become InputMuteStateChanged of "Mic/Aux" and "Desktop Audio",
+    /// for the Inputs subscription only.
+    func testAudioSwitchesBecomeInputMuteStateChanged() {
+        let t = OBSEventTranslator { _ in [.record] }
+        let got = ["mic-off", "app-audio-off", "mic-on", "app-audio-on"].flatMap { t.translate(event($0, "recording")) }
+        XCTAssertEqual(got.map { "\($0.type) \($0.data?["inputName"]?.string ?? "") \($0.data?["inputMuted"]?.bool.map(String.init) ?? "")" }, [
+            "InputMuteStateChanged Mic/Aux true", "InputMuteStateChanged Desktop Audio true",
+            "InputMuteStateChanged Mic/Aux false", "InputMuteStateChanged Desktop Audio false",
+        ])
+        XCTAssertTrue(got.allSatisfy { $0.intent == .inputs }, "input events need the Inputs subscription")
+    }
 }

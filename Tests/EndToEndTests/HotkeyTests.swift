@@ -6,7 +6,8 @@ import XCTest
 /// session bus receives what happened and where the file went (its rule script logs each one).
 final class HotkeyTests: EndToEndTestCase {
     /// Super+Alt+F9 starts a recording; Super+Alt+R saves the replay (notification with the
-    /// clip's path); Super+Alt+F9 stops (notification with the file's path); both files play.
+    /// clip's path); Super+Alt+F9 stops (notification with the file's path); both files play;
+    /// Super+Alt+N switches the microphone off and on (notifications, status).
     func testHotkeysDriveTheRecordingAndNotifyWhereTheFileWent() throws {
         let bus = "/tmp/rk-bus-\(UUID().uuidString.prefix(8))"  // a socket path must stay under 108 bytes
         let dbus = try RunningProcess("dbus-daemon", ["--session", "--nofork", "--address=unix:path=\(bus)"], environment: rig.environment)
@@ -24,7 +25,7 @@ final class HotkeyTests: EndToEndTestCase {
 
         let config = path("config")
         try FileManager.default.createDirectory(atPath: config + "/recordkit", withIntermediateDirectories: true)
-        try "[hotkeys]\ntoggle-record = \"Super+Alt+F9\"\nsave-replay = \"Super+Alt+R\"\n"
+        try "[hotkeys]\ntoggle-record = \"Super+Alt+F9\"\nsave-replay = \"Super+Alt+R\"\nmic-toggle = \"Super+Alt+N\"\n"
             .write(toFile: config + "/recordkit/config.toml", atomically: true, encoding: .utf8)
         let service = try ServiceHarness(rig: rig, workDir: workDir, extraEnvironment: [
             "XDG_CONFIG_HOME": config, "XDG_VIDEOS_DIR": workDir, "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(bus)"])
@@ -55,6 +56,15 @@ final class HotkeyTests: EndToEndTestCase {
         XCTAssertTrue(waitUntil(15) { self.lines(received).contains { $0.hasPrefix("Replay saved|") } }, "\(lines(received))")
         let clip = try XCTUnwrap(lines(received).first { $0.hasPrefix("Replay saved|") }?.split(separator: "|").last.map(String.init))
         XCTAssertEqual(try FFprobe.probe(clip).video.count, 1, "the clip the notification names plays")
+
+        // mic-toggle: the live microphone switch (docs/recordctl/mic.md), notified with its time.
+        let muted = { ((((try? service.status())?["recording"] as? [String: Any])?["recorder"] as? [String: Any])?["capture"] as? [String: Any])?["audioMuted"] as? [String] }
+        try press("super+alt+n")
+        XCTAssertTrue(waitUntil(15) { self.lines(received).contains { $0.hasPrefix("Microphone off|at ") } }, "\(lines(received))")
+        XCTAssertEqual(muted(), ["audioMic"], "Super+Alt+N switched the mic off")
+        try press("super+alt+n")
+        XCTAssertTrue(waitUntil(15) { self.lines(received).contains { $0.hasPrefix("Microphone on|at ") } }, "\(lines(received))")
+        XCTAssertEqual(muted(), [], "and on again")
         try service.ok(["stop"])
     }
 

@@ -8,7 +8,8 @@ import XCTest
 /// The clients are Tests/Fixtures/obs/obs-clients.py; port 19901 (never 4455).
 final class ObsWebSocketTests: EndToEndTestCase {
     private var service: ServiceHarness!
-    private let port = 19901
+    /// 19901, or `RK_OBS_WS_PORT` (a developer's own port range on a shared machine).
+    private let port = Int(ProcessInfo.processInfo.environment["RK_OBS_WS_PORT"] ?? "") ?? 19901
     private var password = ""
 
     override func setUpWithError() throws {
@@ -127,5 +128,71 @@ final class ObsWebSocketTests: EndToEndTestCase {
         let probe = try FFprobe.probe(file)
         XCTAssertGreaterThanOrEqual(probe.video.first?.duration ?? 0, elapsed - 1.0, "the recording kept every second: \(probe)")
         XCTAssertEqual(try client(["badauth", String(port)])["close"] as? Int, 4009, "the server still serves")
+    }
+
+    /// obsws-python drives the live audio switches: GetInputList names "Mic/Aux" and "Desktop
+    /// Audio"; idle, unmuting is refused (604); during a recording SetInputMute / ToggleInputMute
+    /// / GetInputMute switch and read the mic and the app audio; InputMuteStateChanged reaches
+    /// the client subscribed to inputs and never the one subscribed to outputs only; the file is
+    /// silent in each track exactly while it was muted (the service's event times), tone elsewhere.
+    func testInputMuteSwitchesMicAndDesktopAudioInTheFile() throws {
+        let events = try service.watchEvents()
+        let out = try client(["mute", String(port), password, workDir])
+        let switched = events.finish().filter { ["mic-off", "mic-on", "app-audio-off", "app-audio-on"].contains($0["kind"] as? String ?? "") }
+        let inputs = (out["inputs"] as? [[String]] ?? []).map { $0.joined(separator: " ") }
+        XCTAssertEqual(inputs, ["Mic/Aux pulse_input_capture", "Desktop Audio pulse_output_capture"], "\(out)")
+        XCTAssertEqual(out["idle_unmute"] as? Int, 604, "nothing to unmute while idle: InvalidResourceState")
+        XCTAssertEqual(out["mic_before"] as? Bool, false)
+        XCTAssertEqual(out["mic_muted"] as? Bool, true)
+        XCTAssertEqual(out["toggled"] as? Bool, false, "ToggleInputMute unmuted the mic")
+        XCTAssertEqual(out["desktop_after"] as? Bool, false)
+        XCTAssertEqual(out["unknown_input"] as? Int, 600, "an unknown input: ResourceNotFound")
+        let obsEvents = (out["events"] as? [[Any]] ?? []).map { "\($0[0]) \($0[1] as? Bool == true ? "muted" : "unmuted")" }
+        XCTAssertEqual(obsEvents, ["Mic/Aux muted", "Desktop Audio muted", "Mic/Aux unmuted", "Desktop Audio unmuted"], "\(out)")
+        XCTAssertEqual((out["quiet_events"] as? [Any])?.count, 0, "a client subscribed to outputs only gets no input event")
+        XCTAssertEqual(out["quiet_saw_stop"] as? Bool, true, "while it does get the output events")
+        let kinds = switched.compactMap { $0["kind"] as? String }
+        XCTAssertEqual(kinds, ["mic-off", "app-audio-off", "mic-on", "app-audio-on"])
+        let t = switched.map { ($0["time"] as? NSNumber)?.doubleValue ?? -1 }
+        let path = try XCTUnwrap(out["outputPath"] as? String, "\(out)")
+        guard t.count == 4 else { return }
+        try assertSwitchedSilence(path, mic: [(t[0], t[2])], app: [(t[1], t[3])])
+    }
+
+    /// obsws-python GetSourceScreenshot of "Screen" while a recording runs: a PNG 320 wide and a
+    /// JPEG 120 high, each a `data:image/…;base64` URI that decodes to an image of the asked
+    /// size with the screen's aspect kept, the window's colour where the window is and not
+    /// elsewhere; SaveSourceScreenshot writes a 64x36 PNG; GetVersion lists the formats; an
+    /// unknown format is refused (400).
+    func testSourceScreenshotPNGAndJPEGOfTheWindow() throws {
+        let w = try window(size: (640, 480), position: (200, 200), color: 0x2070D0)
+        let out = try client(["shot", String(port), password, workDir])
+        XCTAssertEqual(out["formats"] as? [String], ["png", "jpg", "jpeg"])
+        XCTAssertEqual(out["png_prefix"] as? String, "data:image/png;base64,iVBORw0K", "a PNG data URI")
+        XCTAssertEqual((out["jpg_prefix"] as? String)?.hasPrefix("data:image/jpg;base64,/9j/"), true, "a JPEG data URI: \(out)")
+        XCTAssertEqual(out["bad_format"] as? Int, 400)
+        let saved = try decodeImage(try XCTUnwrap(out["saved"] as? String, "\(out)"))
+        XCTAssertEqual([saved.width, saved.height], [64, 36], "SaveSourceScreenshot wrote a PNG that fits in 64x64")
+        for (file, width, height, tolerance) in [("shot.png", 320, 180, 6.0), ("shot.jpg", 213, 120, 8.0)] {
+            let image = try decodeImage(path(file))
+            XCTAssertEqual(image.width, width, file)
+            XCTAssertEqual(image.height, height, file)
+            let scale = Double(width) / Double(rig.screenWidth)
+            // The window's inside (its middle half: the frame's decoration and scaling edges aside).
+            let inside = PixelRect(x: Int(Double(200 + 160) * scale), y: Int(Double(200 + 120) * scale),
+                                   width: Int(320 * scale), height: Int(240 * scale))
+            assertColour(image, inside, is: w.rgb, tolerance: tolerance, "\(file): the window")
+            let far = image.mean(PixelRect(x: Int(1500 * scale), y: Int(900 * scale), width: 8, height: 8))
+            XCTAssertGreaterThan(far.distance(to: w.rgb), 40, "\(file): the window's colour only where the window is (far corner \(far))")
+        }
+    }
+
+    /// An image file decoded to rgb24 by ffmpeg.
+    private func decodeImage(_ file: String) throws -> RGBFrame {
+        let probe = try FFprobe.probe(file, countFrames: false)
+        let width = probe.video.first?.width ?? 0, height = probe.video.first?.height ?? 0
+        let data = try ProcessRunner.output("ffmpeg", ["-nostdin", "-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], timeout: 30)
+        XCTAssertEqual(data.count, width * height * 3, "\(file) decodes")
+        return RGBFrame(width: width, height: height, pixels: [UInt8](data))
     }
 }

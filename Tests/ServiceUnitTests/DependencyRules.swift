@@ -46,7 +46,7 @@ struct DependencyRules {
         // The service links no handler: the executables hand it the built-ins (`BuiltinExtension`s).
         "RecordKitService": ["RecordKitSupport", "RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
         // Uploads the service owns: RecordKit and packages only, never capture, media or the pipeline.
-        "RecordKitUploads": ["RecordKitSupport", "RecordKit", "CShims", "AsyncHTTPClient", "NIOCore", "NIOHTTP1", "Crypto", "XMLCoder"],
+        "RecordKitUploads": ["RecordKitSupport", "RecordKit", "CShims", "AsyncHTTPClient", "NIOCore", "NIOPosix", "NIOHTTP1", "Crypto", "XMLCoder"],
         // The thin command line and what it links; the engine runs the in-process verbs.
         "RecordKitControl": ["CShims"],
         // obs-websocket 5's protocol layer: the control values and SHA-256; no FFmpeg, X11 or PulseAudio.
@@ -55,10 +55,10 @@ struct DependencyRules {
         "recordctl": ["RecordKitControl", "RecordCtlSupport", "RecordKitConfig", "ArgumentParser"],
         // The executables hand the list of built-ins to the service.
         // They register the sources beyond X11 and PulseAudio (VideoSourceRegistry) the same way.
-        "recordctl-engine": ["RecordKitService", "RecordCtlSupport", "RecordKitBuiltins", "RecordKitPipeWire",
+        "recordctl-engine": ["RecordKitService", "RecordKitControl", "RecordCtlSupport", "RecordKitBuiltins", "RecordKitPipeWire",
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
         "RecordKitConfig": ["RecordKitSupport", "TOMLKit"],
-        "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire"],
+        "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire", "RecordKitConfig"],
         // Control surfaces: clients of the service's request API; hotkeys grab keys on X11 through capture's display code;
         // the metrics endpoint observes encode times (EncodeTimeObserver in media).
         "RecordKitSurfaces": ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitMedia", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],

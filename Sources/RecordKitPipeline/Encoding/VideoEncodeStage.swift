@@ -42,6 +42,11 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let conversionCount = Atomic<Int64>(0)
     private let changes = UnchangedPictureTracker()
     private var lastConverted: ConvertedPicture?  // on `convertQueue` only
+    /// The newest picture converted for this encoder (yuv420p at the output size): the
+    /// screenshot tap (obs-websocket GetSourceScreenshot) reads the picture the recording
+    /// already has instead of capturing a second time. Nil before the first frame and after
+    /// stop. Any thread; waits at most for the conversion in progress.
+    var latestPicture: ConvertedPicture? { convertQueue.sync { lastConverted } }
     // Converted (yuv420p) pictures waiting for the encoder: 24 is 0.8 s at 30 fps, about 75 MB
     // at 1080p, used only when the encoder falls behind. Beyond 10 the dropper keeps a falling
     // share, so an encoder that can do part of the rate settles mid-queue with room for its

@@ -14,11 +14,15 @@ final class AudioGraph: @unchecked Sendable {
     private let mixedWanted: Bool
     /// Each track's level, for meters.
     let levels = AudioLevelMeter()
+    /// Which tracks carry silence (the live microphone and app-audio switches).
+    let muteSwitch: AudioMuteSwitch
 
     /// Builds the graph for `tracks` (`.audioApp`, `.audioMic`); `sinks` says where blocks of each
     /// type (including `.audioMixed`) go.
-    init(timeline: Timeline, tracks: [SampleBufferType], sinks: [SampleBufferType: [@Sendable (SampleBuffer) -> Void]]) {
+    init(timeline: Timeline, tracks: [SampleBufferType], sinks: [SampleBufferType: [@Sendable (SampleBuffer) -> Void]],
+         mutedAtStart: Set<SampleBufferType> = []) {
         self.timeline = timeline
+        self.muteSwitch = AudioMuteSwitch(mutedAtStart: mutedAtStart)
         self.sinks = sinks
         self.mixedWanted = !(sinks[.audioMixed] ?? []).isEmpty
         let mixedSinks = sinks[.audioMixed] ?? []
@@ -45,7 +49,21 @@ final class AudioGraph: @unchecked Sendable {
 
     /// Places one captured chunk of `type` (called on PulseAudio's thread).
     func deliver(_ type: SampleBufferType, samples: UnsafeBufferPointer<Float>, frameCount: Int, captureNs: UInt64) {
-        guard let assembler = assemblers[type], frameCount > 0 else { return }
+        guard assemblers[type] != nil, frameCount > 0 else { return }
+        guard let silent = muteSwitch.silence(type, captureNs: captureNs, frameCount: frameCount) else {
+            return place(type, samples: samples, frameCount: frameCount, captureNs: captureNs)
+        }
+        // A muted stretch: the same chunk with its muted frames zeroed (no gap, same timestamps).
+        let count = min(samples.count, frameCount * 2)
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { copy in
+            _ = copy.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: samples[0..<count]))
+            for i in min(count, silent.lowerBound * 2)..<min(count, silent.upperBound * 2) { copy[i] = 0 }
+            place(type, samples: UnsafeBufferPointer(copy), frameCount: frameCount, captureNs: captureNs)
+        }
+    }
+
+    private func place(_ type: SampleBufferType, samples: UnsafeBufferPointer<Float>, frameCount: Int, captureNs: UInt64) {
+        guard let assembler = assemblers[type] else { return }
         levels.measure(type, samples: UnsafeBufferPointer(rebasing: samples[0..<min(samples.count, frameCount * 2)]), nowNs: captureNs)
         let durationNs = UInt64(frameCount) * 1_000_000_000 / 48_000
         guard let mapped = timeline.mapInterval(start: captureNs, duration: durationNs) else { return }

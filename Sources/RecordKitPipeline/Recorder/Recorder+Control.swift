@@ -44,6 +44,7 @@ final class RecordingControlLink: Sendable {
                 case .resume: try recorder.resume(reason: "user")
                 case .stop: recorder.stop(reason: "user")
                 case .discard: recorder.discard(reason: "user")
+                case .micOff, .micOn: _ = try recorder.setAudioEnabled(request == .micOn, track: .audioMic)
                 }
                 completion(nil)
             } catch {

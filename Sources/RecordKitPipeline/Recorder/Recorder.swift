@@ -21,7 +21,7 @@ import Synchronization
 public final class Recorder: @unchecked Sendable {
     private let configuration: RecordingConfiguration
     private let registrations: [HandlerRegistration]
-    private let onEvent: @Sendable (RecorderEvent) -> Void
+    let onEvent: @Sendable (RecorderEvent) -> Void
     let control = DispatchQueue(label: "recordkit.recorder.control")
     let timeline: Timeline
     private let firstFrame = DispatchSemaphore(value: 0)
@@ -62,6 +62,12 @@ public final class Recorder: @unchecked Sendable {
 
     /// The running graph's dispatcher (nil before start).
     var dispatcher: Dispatcher? { shared.withLock { $0.graph?.dispatcher } }
+
+    /// The running graph's video encode stages (none before start).
+    var videoStages: [VideoEncodeStage] { shared.withLock { $0.graph?.videoStages } ?? [] }
+
+    /// The running graph's audio half and its recorded tracks (nil before start).
+    var audio: (graph: AudioGraph, tracks: [SampleBufferType])? { shared.withLock { $0.graph.map { ($0.audioGraph, $0.audioTracks) } } }
 
     // MARK: Start
 

@@ -16,6 +16,9 @@ public struct RecordingConfiguration: Sendable {
     /// When to pause by itself (the recorded window hidden or unfocused, the screen locked), or
     /// nil never to watch.
     public var pauseOnBackground: PauseOnBackgroundPolicy?
+    /// Audio tracks (`.audioMic`, `.audioApp`) that start switched off: they record silence
+    /// until ``Recorder/setAudioEnabled(_:track:)`` switches them on.
+    package var mutedAtStart: Set<SampleBufferType> = []
 
     /// Creates a configuration; by default the whole screen at 30 fps with the cursor, the
     /// default sink's monitor as app audio and the default source as microphone.

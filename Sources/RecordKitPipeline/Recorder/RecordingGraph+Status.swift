@@ -21,6 +21,7 @@ extension RecordingGraph {
         status.audioTracks = audioTracks.map(\.rawValue)
         status.audioOffsetMs = audioGraph.offsetsMs
         status.audioLevelsDb = audioGraph.levels.levelsDb
+        status.audioMuted = audioTracks.isEmpty ? nil : audioGraph.muteSwitch.mutedNames
         status.damage = DamageStatus(statistics: stats, mode: frameRateMode,
                                       conversions: videoStages.reduce(0) { $0 + $1.conversions },
                                       convertedRows: videoStages.reduce(0) { $0 + $1.convertedRows },

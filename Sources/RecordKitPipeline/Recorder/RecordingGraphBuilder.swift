@@ -116,7 +116,8 @@ struct RecordingGraphBuilder {
                                     shorterHolds: Dictionary(uniqueKeysWithValues: drainRoutes.map { ($0, UInt64(250_000_000)) }))
         slot.connect(dispatcher)
         let wanted = dispatcher.routes
-        let audioGraph = AudioGraph(timeline: timeline, tracks: audioTypes, sinks: encoders.audioSinks(for: wanted))
+        let audioGraph = AudioGraph(timeline: timeline, tracks: audioTypes, sinks: encoders.audioSinks(for: wanted),
+                                    mutedAtStart: configuration.mutedAtStart)
         audio.deliver { type, samples, frames, captureNs in
             audioGraph.deliver(type, samples: samples, frameCount: frames, captureNs: captureNs)
         }

@@ -44,16 +44,16 @@ public final class SavedFileHooks: Sendable {
     /// Whether any command is configured.
     public var isEmpty: Bool { commands.isEmpty }
 
-    /// Queues every command for `path` (returns at once).
-    public func saved(path: String, kind: SavedFileKind) {
+    /// Queues every command for `path` (returns at once); `environment` adds variables (never
+    /// a secret: hooks' output goes to the log).
+    public func saved(path: String, kind: SavedFileKind, environment: [String: String] = [:]) {
         guard !commands.isEmpty else { return }
         let (commands, timeout, id, report, log) = (self.commands, self.timeout, recordingId, self.report, self.log)
+        let variables = environment.merging(["RECORDKIT_SAVED_PATH": path, "RECORDKIT_SAVED_KIND": kind.rawValue,
+                                             "RECORDKIT_RECORDING_ID": id]) { _, fixed in fixed }
         queue.async {
             for command in commands {
-                let outcome = HookProcess.run(command: command, arguments: [path, kind.rawValue],
-                                              environment: ["RECORDKIT_SAVED_PATH": path, "RECORDKIT_SAVED_KIND": kind.rawValue,
-                                                            "RECORDKIT_RECORDING_ID": id],
-                                              timeout: timeout)
+                let outcome = HookProcess.run(command: command, arguments: [path, kind.rawValue], environment: variables, timeout: timeout)
                 let output = outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)
                 log("on-saved hook for \(kind.rawValue) \(path) \(outcome.summary) after \(String(format: "%.2f", outcome.seconds)) s"
                     + (output.isEmpty ? "" : "; its output:\n" + output))

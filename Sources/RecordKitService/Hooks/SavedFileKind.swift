@@ -6,14 +6,18 @@ public enum SavedFileKind: String, Sendable, CaseIterable {
     case part
     /// A replay clip written by `save-replay`.
     case replay
+    /// A file of the recording whose upload completed (docs/UPLOADS.md, "Hooks"): `$1` is the
+    /// local path (gone with `--delete-after-upload`), `RECORDKIT_UPLOAD_URL` the object's URL.
+    case upload
 
     /// The kind a service event announces, if it announces a final file: `recording-saved`,
-    /// `file-part`, `replay-saved`.
+    /// `file-part`, `replay-saved`, `upload-completed`.
     public init?(eventKind: String) {
         switch eventKind {
         case "recording-saved": self = .recording
         case "file-part": self = .part
         case "replay-saved": self = .replay
+        case "upload-completed": self = .upload
         default: return nil
         }
     }

@@ -6,6 +6,11 @@
   obs-clients.py msgpack PORT PASSWORD       websocket-client + msgpack: replay buffer cycle
   obs-clients.py badauth PORT                a wrong password: the close code
   obs-clients.py storm   PORT PASSWORD       malformed frames on many connections
+  obs-clients.py mute    PORT PASSWORD DIR   obsws-python: input list, Mic/Aux and Desktop Audio
+                                             muted and unmuted during a recording, the
+                                             InputMuteStateChanged events (inputs vs outputs subs)
+  obs-clients.py shot    PORT PASSWORD DIR   obsws-python: GetSourceScreenshot PNG and JPEG saved
+                                             as DIR/shot.png, DIR/shot.jpg
 
 Prints one JSON object with what happened; every step is bounded in time.
 """
@@ -65,6 +70,84 @@ def record(port, password, directory):
         time.sleep(0.1)
     with lock: out["events"] = list(events)
     ev.disconnect(); rq.disconnect()
+    return out
+
+def mute(port, password, directory):
+    import obsws_python as obs
+    events, lock = [], threading.Lock()
+    ev = obs.EventClient(host="127.0.0.1", port=port, password=password, timeout=10)  # low-volume: inputs too
+    quiet = obs.EventClient(host="127.0.0.1", port=port, password=password, timeout=10, subs=obs.Subs.OUTPUTS)
+    quiet_events = []
+    def on_input_mute_state_changed(data):
+        with lock: events.append((data.input_name, data.input_muted))
+    def on_record_state_changed(data):
+        with lock: events.append(("record", data.output_state))
+    ev.callback.register([on_input_mute_state_changed])
+    def quiet_mute(data):
+        with lock: quiet_events.append((data.input_name, data.input_muted))
+    quiet_mute.__name__ = "on_input_mute_state_changed"
+    quiet.callback.register([quiet_mute, on_record_state_changed])
+    rq = obs.ReqClient(host="127.0.0.1", port=port, password=password, timeout=30)
+    out = {"inputs": [(i["inputName"], i["inputKind"]) for i in rq.get_input_list().inputs]}
+    try:
+        rq.set_input_mute("Mic/Aux", False)
+        out["idle_unmute"] = "accepted"
+    except obs.error.OBSSDKRequestError as e:
+        out["idle_unmute"] = e.code
+    rq.set_record_directory(directory)
+    rq.start_record()
+    time.sleep(2)
+    out["mic_before"] = rq.get_input_mute("Mic/Aux").input_muted
+    rq.set_input_mute("Mic/Aux", True)
+    out["mic_muted"] = rq.get_input_mute("Mic/Aux").input_muted
+    time.sleep(1.5)
+    rq.set_input_mute("Desktop Audio", True)
+    time.sleep(1.5)
+    out["toggled"] = rq.toggle_input_mute("Mic/Aux").input_muted
+    time.sleep(1.5)
+    rq.set_input_mute("Desktop Audio", False)
+    out["desktop_after"] = rq.get_input_mute("Desktop Audio").input_muted
+    time.sleep(1.5)
+    try:
+        rq.get_input_mute("Nope")
+        out["unknown_input"] = "accepted"
+    except obs.error.OBSSDKRequestError as e:
+        out["unknown_input"] = e.code
+    out["outputPath"] = rq.stop_record().output_path
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        with lock:
+            if len(events) >= 4 and any(e == ("record", "OBS_WEBSOCKET_OUTPUT_STOPPED") for e in events): break
+        time.sleep(0.1)
+    with lock:
+        out["events"] = [e for e in events if e[0] != "record"]
+        out["quiet_events"] = list(quiet_events)
+        out["quiet_saw_stop"] = any(e == ("record", "OBS_WEBSOCKET_OUTPUT_STOPPED") for e in events)
+    ev.disconnect(); quiet.disconnect(); rq.disconnect()
+    return out
+
+def shot(port, password, directory):
+    import obsws_python as obs
+    rq = obs.ReqClient(host="127.0.0.1", port=port, password=password, timeout=30)
+    out = {"formats": rq.get_version().supported_image_formats}
+    rq.set_record_directory(directory)
+    rq.start_record()
+    time.sleep(1.5)
+    for fmt, w, h, q in [("png", 320, None, -1), ("jpg", None, 120, 90)]:
+        args = {"name": "Screen", "img_format": fmt, "width": w, "height": h, "quality": q}
+        data = rq.get_source_screenshot(**args).image_data
+        out[fmt + "_prefix"] = data[:30]
+        with open(f"{directory}/shot.{fmt}", "wb") as f: f.write(base64.b64decode(data.split(",", 1)[1]))
+    saved = f"{directory}/saved.png"
+    rq.save_source_screenshot("Screen", "png", saved, 64, 64, -1)
+    out["saved"] = saved
+    try:
+        rq.get_source_screenshot("Screen", "bmp-nope", None, None, -1)
+        out["bad_format"] = "accepted"
+    except obs.error.OBSSDKRequestError as e:
+        out["bad_format"] = e.code
+    rq.stop_record()
+    rq.disconnect()
     return out
 
 def ws_connect(port, subprotocol):
@@ -158,6 +241,8 @@ if __name__ == "__main__":
     if mode == "record": result = record(int(sys.argv[2]), sys.argv[3], sys.argv[4])
     elif mode == "msgpack": result = msgpack_cycle(int(sys.argv[2]), sys.argv[3])
     elif mode == "badauth": result = badauth(int(sys.argv[2]))
+    elif mode == "mute": result = mute(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+    elif mode == "shot": result = shot(int(sys.argv[2]), sys.argv[3], sys.argv[4])
     elif mode == "storm": result = storm(int(sys.argv[2]), sys.argv[3])
     else: sys.exit(64)
     print(json.dumps(result, default=str))

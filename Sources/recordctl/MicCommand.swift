@@ -1,0 +1,53 @@
+import ArgumentParser
+import RecordCtlSupport
+import RecordKitControl
+
+/// `recordctl mic off|on` and `recordctl app-audio off|on`: the live audio switches of a
+/// running recording (ReplayKit's `isMicrophoneEnabled`).
+struct MicCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mic",
+        abstract: "Switch the microphone of the running recording off (silence) or on; print the switch's time in seconds.",
+        discussion: "While off, the microphone track (and its share of a mixed track) records silence: no gap, no timestamp jump. "
+            + "Each switch is a mic-off/mic-on event with its time (recordctl events); status shows the state. "
+            + "`recordctl start --mic-off` starts with it off. docs/recordctl/mic.md.")
+
+    @Argument(help: ArgumentHelp("off or on.", valueName: "off|on"))
+    var state: AudioSwitchState
+
+    func run() throws { try AudioSwitchState.send(state, track: "mic") }
+}
+
+/// `recordctl app-audio off|on`.
+struct AppAudioCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app-audio",
+        abstract: "Switch the application audio of the running recording off (silence) or on; print the switch's time in seconds.",
+        discussion: "The same switch as `recordctl mic`, for the app-audio track (events app-audio-off/app-audio-on). docs/recordctl/mic.md.")
+
+    @Argument(help: ArgumentHelp("off or on.", valueName: "off|on"))
+    var state: AudioSwitchState
+
+    func run() throws { try AudioSwitchState.send(state, track: "app") }
+}
+
+/// The argument of the audio switches.
+enum AudioSwitchState: String, ExpressibleByArgument, CaseIterable {
+    case off, on
+
+    /// Sends `audio-switch` for `track` to the service and prints the switch's time.
+    static func send(_ state: AudioSwitchState, track: String) throws {
+        let result: ControlResult
+        do throws(ControlError) {
+            let client = try ServiceConnection.connect(startIfNeeded: false)
+            var options = CommandOptions()
+            options.track = track
+            options.enabled = state == .on
+            result = try client.request(.audioSwitch, options: options)
+        } catch {
+            Console.error(error.message)
+            throw ExitCode(ExitCodes.code(for: error))
+        }
+        Console.out(String(format: "%.3f", result.time ?? 0))
+    }
+}
