@@ -10,9 +10,9 @@ import RTMPUploadExtension
 /// `Extensions/RTMPUpload` (`rtmp` and `srt`), `Extensions/ReplayBuffer`, `Extensions/Preview`), each through its own manifest, run in-process. This list is the
 /// one place that names a concrete handler: the service and the command line take every
 /// handler, built-in or not, from the catalog by name.
-public enum BuiltinExtensions {
+package enum BuiltinExtensions {
     /// Every built-in extension.
-    public static let all: [BuiltinExtension] = [
+    package static let all: [BuiltinExtension] = [
         BuiltinExtension(manifestJSON: FileUploadManifest.json, target: FileUploadManifest.target,
                          input: FileUploadHandler(options: FileOutputOptions()).input,
                          recover: { directory throws(BroadcastError) in try FileUploadHandler.recover(workingDirectory: directory) }) {
@@ -37,7 +37,7 @@ public enum BuiltinExtensions {
     ]
 
     /// The catalog: the built-in extensions, those in `extensionsDirectories`, and the user's.
-    public static func catalog(extensionsDirectories: [String] = [],
+    package static func catalog(extensionsDirectories: [String] = [],
                                environment: [String: String] = ProcessInfo.processInfo.environment) -> ExtensionCatalog {
         ExtensionCatalog.discover(builtins: all, extensionsDirectories: extensionsDirectories, environment: environment)
     }

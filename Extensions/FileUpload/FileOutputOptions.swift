@@ -3,9 +3,9 @@ import RecordKit
 import RecordKitSupport
 
 /// What the file handler writes, and where.
-public struct FileOutputOptions: Sendable {
+package struct FileOutputOptions: Sendable {
     /// The container format of the file.
-    public enum Container: String, Sendable, Codable {
+    package enum Container: String, Sendable, Codable {
         /// MPEG-4 (`.mp4`): written fragmented while recording (so a crash leaves a playable
         /// file), then finished in place as a plain MP4 with its index last (or first, with
         /// ``FileOutputOptions/faststart``).
@@ -14,38 +14,38 @@ public struct FileOutputOptions: Sendable {
         case mkv
 
         /// The usual file name extension.
-        public var fileExtension: String { rawValue }
+        package var fileExtension: String { rawValue }
     }
 
     /// The output file, or nil for `Recording YYYY-MM-DD at HH.MM.SS.<ext>` in the videos
     /// directory (`$XDG_VIDEOS_DIR`, `XDG_VIDEOS_DIR` of `~/.config/user-dirs.dirs`, else `~/Videos`).
     /// A relative path is taken relative to the current directory.
-    public var path: String?
+    package var path: String?
     /// The container.
-    public var container: Container
+    package var container: Container
     /// Whether an existing file at ``path`` may be replaced.
-    public var overwrite: Bool
+    package var overwrite: Bool
     /// H.264 settings.
-    public var video: VideoEncoderSettings
+    package var video: VideoEncoderSettings
     /// AAC settings (both audio tracks).
-    public var audio: AudioEncoderSettings
+    package var audio: AudioEncoderSettings
     /// Whether the file gets an application-audio track.
-    public var includeAppAudio: Bool
+    package var includeAppAudio: Bool
     /// Whether the file gets a microphone track.
-    public var includeMicAudio: Bool
+    package var includeMicAudio: Bool
     /// Whether the file records the video encode a stream of the same recording asks for
     /// (``HandlerInput/sharesVideoEncode``), as OBS's "same as stream": one encoder for both.
-    public var sharesStreamEncode: Bool = true
+    package var sharesStreamEncode: Bool = true
     /// Whether an MP4 gets its index first (`--faststart`), for files published on the web that
     /// should play while they download. Costs a rewrite of the whole file at stop (time in
     /// proportion to its length, and free space for a second copy); without it the index is
     /// appended at the end and stopping takes the same short time for any length.
-    public var faststart: Bool = false
+    package var faststart: Bool = false
     /// When the file is cut into parts by itself (`--split-every`, `--split-size`); the default
     /// only on request (`recordctl split`).
-    public var split = SplitPolicy()
+    package var split = SplitPolicy()
     /// Creates options; the defaults record an MP4 with H.264 and two AAC tracks into the videos directory.
-    public init(path: String? = nil, container: Container = .mp4, overwrite: Bool = false,
+    package init(path: String? = nil, container: Container = .mp4, overwrite: Bool = false,
                 video: VideoEncoderSettings = .fileDefault, audio: AudioEncoderSettings = .standard,
                 includeAppAudio: Bool = true, includeMicAudio: Bool = true) {
         self.path = path
@@ -59,7 +59,7 @@ public struct FileOutputOptions: Sendable {
 
     /// The absolute path the file will have. Without ``path`` the name holds the current time,
     /// so two calls a second apart differ: resolve once and keep the result.
-    public func resolvedPath() -> String {
+    package func resolvedPath() -> String {
         guard let path, !path.isEmpty else {
             return VideosDirectory.path() + "/" + OutputFileName.stamped("Recording", at: time(nil), extension: container.fileExtension)
         }
@@ -77,7 +77,7 @@ public struct FileOutputOptions: Sendable {
     /// file exists without ``overwrite``, and ``BroadcastError/Kind/outputFailed`` when the
     /// directory or file cannot be written (checked with `access(W_OK)` and by creating and
     /// removing the file). Without ``path``, a missing default videos directory is created.
-    public func validate() throws(BroadcastError) {
+    package func validate() throws(BroadcastError) {
         try OutputPathCheck(path: resolvedPath(), overwrite: overwrite, createDirectory: path == nil || path == "").run()
     }
 }

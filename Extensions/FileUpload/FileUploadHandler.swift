@@ -35,19 +35,19 @@ import Synchronization
 /// Threading: as every handler, called serially by the pipeline; not thread-safe otherwise.
 /// (`@unchecked Sendable`: the finalizer queue touches only the parts handed to it and
 /// ``deliveredParts``, which a lock guards.)
-public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActionHandler, @unchecked Sendable {
+package final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActionHandler, @unchecked Sendable {
     enum Phase { case idle, recording, failed, finished }
 
     /// The action that closes the current part at the next key frame and continues into a new
     /// one (`recordctl split`). Its answer, once the closed part is finalized: `"path"` (the
     /// part), `"part"` (its number) and `"next"` (the file now written).
-    public static let splitAction = "split"
+    package static let splitAction = "split"
 
     /// The options the handler was created with.
-    public let options: FileOutputOptions
+    package let options: FileOutputOptions
     /// The absolute path of the file, resolved once at creation (a split recording's parts are
     /// named after it: ``PartNaming``).
-    public let outputPath: String
+    package let outputPath: String
 
     var phase = Phase.idle
     var context: BroadcastContext?
@@ -66,7 +66,7 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
     let deliveredParts = Mutex<[String]>([])
 
     /// Creates a handler that will write to `options.resolvedPath()`.
-    public init(options: FileOutputOptions) {
+    package init(options: FileOutputOptions) {
         self.options = options
         self.outputPath = options.resolvedPath()
     }
@@ -75,7 +75,7 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
     /// ``FileOutputOptions/audio`` for the app and mic tracks that are included. Unless
     /// ``FileOutputOptions/sharesStreamEncode`` is off, the file takes whatever video encode a
     /// stream of the same recording asks for (``HandlerInput/sharesVideoEncode``): one encoder.
-    public var input: HandlerInput {
+    package var input: HandlerInput {
         var input = HandlerInput(video: .encoded(options.video),
                                  appAudio: options.includeAppAudio ? .encoded(options.audio) : .none,
                                  micAudio: options.includeMicAudio ? .encoded(options.audio) : .none)
@@ -85,13 +85,13 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
     }
 
     /// `split` (``splitAction``).
-    public var supportedActions: Set<String> { [Self.splitAction] }
+    package var supportedActions: Set<String> { [Self.splitAction] }
 
     /// Checks the destination, opens the container (in the working directory when there is
     /// one) with every stream the context announces, and publishes `"path"`. Throws
     /// ``BroadcastError/Kind/outputFailed`` when the file cannot be created or written, or
     /// exists without ``FileOutputOptions/overwrite``.
-    public func broadcastStarted(setupInfo: SetupInfo, context: BroadcastContext) throws {
+    package func broadcastStarted(setupInfo: SetupInfo, context: BroadcastContext) throws {
         var resolved = options
         resolved.path = outputPath
         try resolved.validate()
@@ -110,7 +110,7 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
     /// Writes one packet. Samples of types the file does not carry, or without an encoded
     /// packet, are ignored; video starts at its first key frame. A video key frame ends the
     /// part when a split is due; audio from before the cut still goes to the closed part.
-    public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
+    package func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
         guard phase == .recording, let part = current else { return }
         if type == .video, case .packet(let packet) = sampleBuffer.payload, packet.isKeyFrame, part.videoFrames > 0,
            !pendingSplits.isEmpty || (autoSplit && options.split.isDue(originNs: part.originNs, ptsNs: sampleBuffer.presentationTime.nanoseconds, bytes: part.bytes)) {
@@ -133,7 +133,7 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
 
     /// Keeps the marker in the part it falls in; the file gets it as a chapter when the part is
     /// finalized (MP4 and Matroska), and the recovery note records it at once.
-    public func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
+    package func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
         guard phase == .recording, let current else { return }
         if let closing, let cut = closing.cutNs, annotation.time.nanoseconds < cut {
             closing.chapters.add(annotation)
@@ -146,7 +146,7 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
 
     /// Queues `split`: the part ends at the next video key frame; `completion` gets the
     /// finalized part's path. Other actions fail.
-    public func perform(action: String, arguments: [String: String],
+    package func perform(action: String, arguments: [String: String],
                         completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
         guard action == Self.splitAction, phase == .recording else {
             completion(.failure(BroadcastError(.invalidSetup, "the file handler cannot '\(action)' now (it performs '\(Self.splitAction)' while recording)")))
@@ -157,7 +157,7 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
 
     /// Finalizes the file (and moves it to its destination), or deletes it when the recording
     /// is discarded. Waits for the parts a split closed to be finalized first.
-    public func broadcastFinished() {
+    package func broadcastFinished() {
         let workingDirectory = context?.workingDirectory
         let discarding = context?.isDiscarding ?? false
         let part = current
@@ -208,7 +208,7 @@ public final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastActi
     /// chapters of the markers made before the interruption. A split recording gives back the
     /// part being written and any part still being finalized. Returns the delivered paths;
     /// nothing when no working file has media.
-    public static func recover(workingDirectory: String) throws(BroadcastError) -> [String] {
+    package static func recover(workingDirectory: String) throws(BroadcastError) -> [String] {
         var delivered: [String] = []
         for (name, note) in RecoveryNote.readAll(from: workingDirectory) where FileWriter.size(of: note.workingFile) > 0 {
             let target = RecoveryNote.freeDestination(note.destination)

@@ -4,12 +4,12 @@ import RecordKitMedia
 /// The file handler as an extension: its manifest (`Extensions/FileUpload/manifest.json`,
 /// embedded at build time) and its handler made from the manifest's setup keys. The extension
 /// catalog lists it as the built-in extension `file`.
-public enum FileUploadManifest {
+package enum FileUploadManifest {
     /// The manifest's JSON text.
-    public static var json: [UInt8] { PackageResources.manifest_json }
+    package static var json: [UInt8] { PackageResources.manifest_json }
 
     /// The Swift target that implements the extension, as the manifest's `entry` names it.
-    public static let target = "FileUploadExtension"
+    package static let target = "FileUploadExtension"
 
     /// A handler for setup values already checked against the manifest: `path` (empty: the
     /// default location), `format` (`mp4`, `mkv`, or empty: from the path), `overwrite`, and the
@@ -19,7 +19,7 @@ public enum FileUploadManifest {
     /// first, ``FileOutputOptions/faststart``), checked by opening each chosen encoder
     /// once. Throws ``BroadcastError/Kind/invalidSetup`` for a format it does not write or a
     /// choice that cannot work (an encoder without its device, Opus in MP4, …).
-    public static func handler(setup: SetupInfo) throws(BroadcastError) -> FileUploadHandler {
+    package static func handler(setup: SetupInfo) throws(BroadcastError) -> FileUploadHandler {
         let path = setup["path"].flatMap { $0.isEmpty ? nil : $0 }
         let container: FileOutputOptions.Container
         switch setup["format"]?.lowercased() ?? "" {

@@ -3,14 +3,14 @@ import RecordKit
 /// When the file handler cuts its file by itself (`--split-every`, `--split-size`): at the
 /// first key frame once the part holds `everySeconds` of video, or `sizeBytes` of media,
 /// whichever comes first. Neither set: only on request (`recordctl split`).
-public struct SplitPolicy: Sendable, Hashable {
+package struct SplitPolicy: Sendable, Hashable {
     /// Seconds of broadcast time per part (paused spans excluded), or nil.
-    public var everySeconds: Double?
+    package var everySeconds: Double?
     /// Bytes of encoded media per part (container overhead aside), or nil.
-    public var sizeBytes: Int64?
+    package var sizeBytes: Int64?
 
     /// Creates a policy; the default never splits by itself.
-    public init(everySeconds: Double? = nil, sizeBytes: Int64? = nil) {
+    package init(everySeconds: Double? = nil, sizeBytes: Int64? = nil) {
         self.everySeconds = everySeconds
         self.sizeBytes = sizeBytes
     }
@@ -18,7 +18,7 @@ public struct SplitPolicy: Sendable, Hashable {
     /// The policy of the setup keys `splitEvery` (seconds) and `splitSize` (MB, 10^6 bytes);
     /// empty or absent: none. Throws ``BroadcastError/Kind/invalidSetup`` for a value that is
     /// not a positive number (at least one second; at least 0.1 MB).
-    public init(setup: SetupInfo) throws(BroadcastError) {
+    package init(setup: SetupInfo) throws(BroadcastError) {
         if let text = setup["splitEvery"], !text.isEmpty {
             guard let seconds = Double(text), seconds.isFinite, seconds >= 1 else {
                 throw BroadcastError(.invalidSetup, "splitEvery must be a number of seconds, at least 1, got '\(text)'")

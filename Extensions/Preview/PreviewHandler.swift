@@ -22,11 +22,11 @@ import Synchronization
 /// review of the movie the file handler wrote, until the page keeps or discards it.
 ///
 /// Threading: as every handler, called serially by the pipeline.
-public final class PreviewHandler: BroadcastSampleHandler, @unchecked Sendable {
+package final class PreviewHandler: BroadcastSampleHandler, @unchecked Sendable {
     // Sendable: everything below is touched only by the pipeline's serial calls; what the
     // server reads lives in `site` (thread-safe).
     /// The options the handler was created with.
-    public let options: PreviewOptions
+    package let options: PreviewOptions
     private var writer: FragmentedMP4Writer?
     private var trackOf: [SampleBufferType: Int] = [:]
     private var site: PreviewSite?
@@ -34,18 +34,18 @@ public final class PreviewHandler: BroadcastSampleHandler, @unchecked Sendable {
     private var context: BroadcastContext?
 
     /// Creates a preview handler.
-    public init(options: PreviewOptions) { self.options = options }
+    package init(options: PreviewOptions) { self.options = options }
 
     /// Encoded video shared with the file's encode, and the app audio track encoded as the file
     /// encodes it (one shared AAC encoder).
-    public var input: HandlerInput {
+    package var input: HandlerInput {
         var input = HandlerInput(video: .encoded(.fileDefault), appAudio: .encoded(.standard))
         input.sharesVideoEncode = true
         return input
     }
 
     /// Opens the muxer and the server; publishes `url` and `state`.
-    public func broadcastStarted(setupInfo: SetupInfo, context: BroadcastContext) throws {
+    package func broadcastStarted(setupInfo: SetupInfo, context: BroadcastContext) throws {
         var streams: [EncodedFormat] = []
         for type in [SampleBufferType.video, .audioApp] {
             guard let format = context.encodedFormat(of: type), format.codec == .h264 || format.codec == .aac else { continue }
@@ -77,7 +77,7 @@ public final class PreviewHandler: BroadcastSampleHandler, @unchecked Sendable {
     }
 
     /// Re-wraps the packet; after a video packet, hands the fragment to every viewer.
-    public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
+    package func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
         guard let writer, let site, let track = trackOf[type] else { return }
         do throws(MediaError) {
             if let fragment = try writer.append(sampleBuffer, toStream: track, isVideo: type == .video) {
@@ -91,7 +91,7 @@ public final class PreviewHandler: BroadcastSampleHandler, @unchecked Sendable {
 
     /// Ends the live picture; the page turns into the review of the recorded movie (or closes
     /// when the recording was discarded or wrote no movie).
-    public func broadcastFinished() {
+    package func broadcastFinished() {
         writer?.close()
         writer = nil
         guard let site else { return }

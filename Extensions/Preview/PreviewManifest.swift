@@ -3,15 +3,15 @@ import RecordKit
 /// The preview as an extension: its manifest (`Extensions/Preview/manifest.json`, embedded at
 /// build time) and its handler made from the manifest's setup keys. The catalog lists it as the
 /// built-in extension `preview`; `recordctl start --preview` requests it.
-public enum PreviewManifest {
+package enum PreviewManifest {
     /// The manifest's JSON text.
-    public static var json: [UInt8] { PackageResources.manifest_json }
+    package static var json: [UInt8] { PackageResources.manifest_json }
 
     /// The Swift target that implements the extension, as the manifest's `entry` names it.
-    public static let target = "PreviewExtension"
+    package static let target = "PreviewExtension"
 
     /// A handler for setup values already checked against the manifest: `port` (0...65535).
-    public static func handler(setup: SetupInfo) throws(BroadcastError) -> PreviewHandler {
+    package static func handler(setup: SetupInfo) throws(BroadcastError) -> PreviewHandler {
         var options = PreviewOptions()
         if let text = setup["port"], !text.isEmpty {
             guard let port = UInt16(text) else {

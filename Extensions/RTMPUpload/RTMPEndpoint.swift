@@ -7,53 +7,53 @@ import RecordKit
 /// FFmpeg, OBS and the services read such URLs. The key and any user information are secrets:
 /// ``masked`` (and ``description``) show the URL as `rtmp://host[:port]/app/****`, and nothing
 /// in this type's errors quotes them.
-public struct RTMPEndpoint: Sendable, Hashable, CustomStringConvertible {
+package struct RTMPEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The protocols a URL may use.
-    public enum Scheme: String, Sendable, Hashable {
+    package enum Scheme: String, Sendable, Hashable {
         /// RTMP over TCP, port 1935 by default.
         case rtmp
         /// RTMP over TLS, port 443 by default (needs an FFmpeg built with TLS).
         case rtmps
 
         /// The port used when the URL names none.
-        public var defaultPort: Int { self == .rtmp ? 1935 : 443 }
+        package var defaultPort: Int { self == .rtmp ? 1935 : 443 }
     }
 
     /// The URL as given: secret.
-    public let url: String
+    package let url: String
     /// The protocol.
-    public let scheme: Scheme
+    package let scheme: Scheme
     /// The host name or address (IPv6 without brackets).
-    public let host: String
+    package let host: String
     /// The port named in the URL, if any.
-    public let explicitPort: Int?
+    package let explicitPort: Int?
     /// The application path (`live`, `app/instance`).
-    public let application: String
+    package let application: String
     /// The stream key with its query string, if any: secret.
-    public let streamKey: String
+    package let streamKey: String
     /// User information before the host (`user:password`), if any: secret.
     let userInfo: String?
     /// For `rtmps://`: a PEM file of the certificate authorities (or self-signed certificates)
     /// to trust instead of the system's store; nil trusts the system's store. Not part of the
     /// URL: the handler sets it from ``RTMPOutputOptions/caFile``. The path is no secret.
-    public var caFile: String?
+    package var caFile: String?
 
     /// The port connected to.
-    public var port: Int { explicitPort ?? scheme.defaultPort }
+    package var port: Int { explicitPort ?? scheme.defaultPort }
 
     /// The URL with the stream key (and any user information) replaced: `rtmp://host/app/****`.
-    public var masked: String {
+    package var masked: String {
         "\(scheme.rawValue)://\(hostAndPort)/\(application)/****"
     }
 
     /// `host[:port]` as the URL wrote it (IPv6 in brackets).
-    public var hostAndPort: String {
+    package var hostAndPort: String {
         let name = host.contains(":") ? "[\(host)]" : host
         return explicitPort.map { "\(name):\($0)" } ?? name
     }
 
     /// The masked URL.
-    public var description: String { masked }
+    package var description: String { masked }
 
     /// The strings that must never be shown: the key, the key without its query, the user
     /// information (non-empty ones only).
@@ -87,7 +87,7 @@ public struct RTMPEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// Throws ``BroadcastError/Kind/invalidSetup`` with a message that says what is missing or
     /// wrong (no scheme, another scheme than rtmp/rtmps, no host, a bad port, no application,
     /// no stream key, spaces), showing at most the masked form of the URL.
-    public init(parsing url: String) throws(BroadcastError) {
+    package init(parsing url: String) throws(BroadcastError) {
         let expected = "expected rtmp://host[:port]/app/STREAM-KEY or rtmps://…"
         guard let separator = url.firstRange(of: "://") else {
             throw BroadcastError(.invalidSetup, "the RTMP URL (not shown, it may hold a stream key) has no scheme: \(expected)")
@@ -174,7 +174,7 @@ public struct RTMPEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `text` with every secret of this endpoint replaced by `****`.
-    public func mask(_ text: String) -> String {
+    package func mask(_ text: String) -> String {
         var text = text
         for secret in secrets.sorted(by: { $0.count > $1.count }) where text.contains(secret) {
             text = text.replacing(secret, with: "****")

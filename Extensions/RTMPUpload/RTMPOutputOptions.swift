@@ -1,44 +1,44 @@
 import RecordKit
 
 /// Where and how an ``RTMPUploadHandler`` broadcasts.
-public struct RTMPOutputOptions: Sendable, Hashable {
+package struct RTMPOutputOptions: Sendable, Hashable {
     /// The endpoint, `rtmp://host[:port]/app/KEY` or `rtmps://…`. The last path component (with
     /// any query string) is the stream key: it is a secret and is never shown (``RTMPEndpoint``).
-    public var url: String
+    package var url: String
     /// H.264 settings. Handlers (and a file) that use equal settings share one encoder.
-    public var video: VideoEncoderSettings
+    package var video: VideoEncoderSettings
     /// AAC settings of the one audio track: app and microphone audio mixed.
-    public var audio: AudioEncoderSettings
+    package var audio: AudioEncoderSettings
     /// When and how often to reconnect after the connection was lost.
-    public var reconnect: RTMPReconnectPolicy
+    package var reconnect: RTMPReconnectPolicy
     /// How much media (seconds of broadcast time) to hold while the connection is down or slow;
     /// beyond that the oldest whole groups of pictures are dropped.
-    public var bufferSeconds: Double
+    package var bufferSeconds: Double
     /// How long one connection attempt (TCP, TLS, RTMP handshake, publish) may take.
-    public var connectTimeoutSeconds: Double
+    package var connectTimeoutSeconds: Double
     /// How long one packet may take to write before the connection counts as lost.
-    public var writeTimeoutSeconds: Double
+    package var writeTimeoutSeconds: Double
     /// How long, once the broadcast finished, the handler keeps sending what it still holds
     /// before it closes the connection anyway.
-    public var finishTimeoutSeconds: Double
+    package var finishTimeoutSeconds: Double
     /// For `rtmps://`: a PEM file of the certificate authorities (or self-signed server
     /// certificates) to trust instead of the system's store (nil). The server's certificate is
     /// always verified: its chain, and that it names the URL's host.
-    public var caFile: String?
+    package var caFile: String?
     /// Something the user should know about this stream's encoding (it stays H.264 + AAC while
     /// the file is HEVC, …), published as `note` in the handler's service info; nil for none.
-    public var note: String?
+    package var note: String?
 
     /// What streaming services expect: H.264 `veryfast`, constant bitrate 6000 kbit/s, a key
     /// frame every 2 s.
-    public static let defaultVideo = VideoEncoderSettings(
+    package static let defaultVideo = VideoEncoderSettings(
         preset: "veryfast", tune: nil, rateControl: .cbr(bitsPerSecond: 6_000_000), keyFrameIntervalSeconds: 2)
 
     /// AAC 48 kHz stereo at 160 kbit/s.
-    public static let defaultAudio = AudioEncoderSettings(bitRate: 160_000)
+    package static let defaultAudio = AudioEncoderSettings(bitRate: 160_000)
 
     /// Creates options for `url` with the streaming defaults.
-    public init(url: String, video: VideoEncoderSettings = RTMPOutputOptions.defaultVideo,
+    package init(url: String, video: VideoEncoderSettings = RTMPOutputOptions.defaultVideo,
                 audio: AudioEncoderSettings = RTMPOutputOptions.defaultAudio,
                 reconnect: RTMPReconnectPolicy = RTMPReconnectPolicy(), bufferSeconds: Double = 10,
                 connectTimeoutSeconds: Double = 10, writeTimeoutSeconds: Double = 10, finishTimeoutSeconds: Double = 5) {

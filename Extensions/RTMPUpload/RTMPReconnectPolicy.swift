@@ -8,20 +8,20 @@ import RecordKit
 /// a random factor in `1 ± jitter`, so several clients cut off together do not come back in
 /// step. With the defaults: 2, 3, 4.5, 6.75, … s, capped at 30 s; 25 attempts span about
 /// 10 minutes. A successful reconnection starts the count again.
-public struct RTMPReconnectPolicy: Sendable, Hashable {
+package struct RTMPReconnectPolicy: Sendable, Hashable {
     /// Seconds before the first attempt after the connection was lost.
-    public var firstDelaySeconds: Double
+    package var firstDelaySeconds: Double
     /// Factor between successive delays.
-    public var multiplier: Double
+    package var multiplier: Double
     /// Relative random spread of each delay (0.1 = ±10 %).
-    public var jitter: Double
+    package var jitter: Double
     /// The longest delay, before jitter.
-    public var maxDelaySeconds: Double
+    package var maxDelaySeconds: Double
     /// Attempts before giving up; then the handler ends with an error. 0 never reconnects.
-    public var maxAttempts: Int
+    package var maxAttempts: Int
 
     /// Creates a policy; the defaults are 2 s, ×1.5, ±10 %, at most 30 s, 25 attempts.
-    public init(firstDelaySeconds: Double = 2, multiplier: Double = 1.5, jitter: Double = 0.1,
+    package init(firstDelaySeconds: Double = 2, multiplier: Double = 1.5, jitter: Double = 0.1,
                 maxDelaySeconds: Double = 30, maxAttempts: Int = 25) {
         self.firstDelaySeconds = firstDelaySeconds
         self.multiplier = multiplier
@@ -31,14 +31,14 @@ public struct RTMPReconnectPolicy: Sendable, Hashable {
     }
 
     /// The delay before attempt `attempt` (1-based) without jitter.
-    public func nominalDelay(beforeAttempt attempt: Int) -> Double {
+    package func nominalDelay(beforeAttempt attempt: Int) -> Double {
         let exponent = Double(max(0, attempt - 1))
         return min(maxDelaySeconds, firstDelaySeconds * pow(multiplier, min(exponent, 200)))
     }
 
     /// The delay before attempt `attempt` (1-based), with the jitter given by `random`, a number
     /// in `-1...1` (uniformly random in use; fixed in tests).
-    public func delay(beforeAttempt attempt: Int, random: Double = Double.random(in: -1...1)) -> Double {
+    package func delay(beforeAttempt attempt: Int, random: Double = Double.random(in: -1...1)) -> Double {
         max(0, nominalDelay(beforeAttempt: attempt) * (1 + jitter * min(1, max(-1, random))))
     }
 

@@ -42,20 +42,20 @@ import RecordKitMedia
 /// last); on every change of state, and the counters at most once a second.
 ///
 /// Threading: as every handler, called serially by the pipeline.
-public final class RTMPUploadHandler: BroadcastSampleHandler {
+package final class RTMPUploadHandler: BroadcastSampleHandler {
     /// The options the handler was created with.
-    public let options: RTMPOutputOptions
+    package let options: RTMPOutputOptions
     private var sender: RTMPSender?
     private var context: (any BroadcastContext)?
 
     /// Creates a handler; nothing connects before ``broadcastStarted(setupInfo:context:)``.
-    public init(options: RTMPOutputOptions) {
+    package init(options: RTMPOutputOptions) {
         self.options = options
     }
 
     /// H.264 with ``RTMPOutputOptions/video`` and the mixed audio track as AAC with
     /// ``RTMPOutputOptions/audio``.
-    public var input: HandlerInput {
+    package var input: HandlerInput {
         HandlerInput(video: .encoded(options.video), mixedAudio: .encoded(options.audio))
     }
 
@@ -65,7 +65,7 @@ public final class RTMPUploadHandler: BroadcastSampleHandler {
     /// build of FFmpeg that cannot write the scheme, bad option values, or a recording without
     /// video. Network failures are not thrown: they end the handler through `context` once
     /// known (the first connection attempt is made at once, on the handler's thread).
-    public func broadcastStarted(setupInfo: SetupInfo, context: any BroadcastContext) throws {
+    package func broadcastStarted(setupInfo: SetupInfo, context: any BroadcastContext) throws {
         let endpoint: any StreamDestination
         if options.url.lowercased().hasPrefix("srt://") {
             let srt = try SRTEndpoint(parsing: options.url)
@@ -101,7 +101,7 @@ public final class RTMPUploadHandler: BroadcastSampleHandler {
 
     /// Queues an encoded video or mixed-audio packet for the sender; returns at once. Other
     /// samples are ignored.
-    public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
+    package func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
         guard type == .video || type == .audioMixed, case .packet = sampleBuffer.payload,
               case .encoded = sampleBuffer.formatDescription else { return }
         sender?.enqueue(sampleBuffer)
@@ -110,7 +110,7 @@ public final class RTMPUploadHandler: BroadcastSampleHandler {
     /// Sends what is still queued (for at most ``RTMPOutputOptions/finishTimeoutSeconds``),
     /// then closes the connection, which ends the stream on the server. When the recording is
     /// discarded the connection is closed at once (what was broadcast cannot be taken back).
-    public func broadcastFinished() {
+    package func broadcastFinished() {
         sender?.finish(discarding: context?.isDiscarding ?? false)
         sender = nil
         context = nil

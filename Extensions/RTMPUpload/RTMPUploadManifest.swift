@@ -4,12 +4,12 @@ import RecordKitMedia
 /// The RTMP handler as an extension: its manifest (`Extensions/RTMPUpload/manifest.json`,
 /// embedded at build time) and its handler made from the manifest's setup keys. The extension
 /// catalog lists it as the built-in extension `rtmp`.
-public enum RTMPUploadManifest {
+package enum RTMPUploadManifest {
     /// The manifest's JSON text.
-    public static var json: [UInt8] { PackageResources.manifest_json }
+    package static var json: [UInt8] { PackageResources.manifest_json }
 
     /// The Swift target that implements the extension, as the manifest's `entry` names it.
-    public static let target = "RTMPUploadExtension"
+    package static let target = "RTMPUploadExtension"
 
     /// A handler for setup values already checked against the manifest (`url`, required;
     /// `caFile`: the CA file for `rtmps://`, empty for the system's store), with the streaming
@@ -19,7 +19,7 @@ public enum RTMPUploadManifest {
     /// The encoding choices (`preset`, `bitrate`, `keyframeInterval`, `encoder`, …; empty: the
     /// streaming defaults) are resolved for a stream: always H.264 and AAC, what FLV carries in
     /// this FFmpeg; a choice that cannot work is ``BroadcastError/Kind/invalidSetup``.
-    public static func handler(setup: SetupInfo) throws(BroadcastError) -> RTMPUploadHandler {
+    package static func handler(setup: SetupInfo) throws(BroadcastError) -> RTMPUploadHandler {
         var options = RTMPOutputOptions(url: setup["url"] ?? "")
         if let caFile = setup["caFile"], !caFile.isEmpty { options.caFile = caFile }  // --rtmp-ca-file
         let choices = try EncodingChoices(setup: setup)
@@ -35,17 +35,17 @@ public enum RTMPUploadManifest {
 
 /// The SRT output as an extension (`srt`): the RTMP handler's sender with an ``SRTEndpoint``
 /// (MPEG-TS over SRT, caller mode), its manifest `Extensions/RTMPUpload/srt-manifest.json`.
-public enum SRTUploadManifest {
+package enum SRTUploadManifest {
     /// The manifest's JSON text.
-    public static var json: [UInt8] { PackageResources.srt_manifest_json }
+    package static var json: [UInt8] { PackageResources.srt_manifest_json }
 
     /// The Swift target that implements the extension.
-    public static let target = "RTMPUploadExtension"
+    package static let target = "RTMPUploadExtension"
 
     /// A handler for setup values already checked against the manifest (`url`, required:
     /// `srt://HOST:PORT?…`), with the streaming defaults and the encoding choices resolved for
     /// MPEG-TS (H.264 and AAC); the URL is checked by the handler's `broadcastStarted`.
-    public static func handler(setup: SetupInfo) throws(BroadcastError) -> RTMPUploadHandler {
+    package static func handler(setup: SetupInfo) throws(BroadcastError) -> RTMPUploadHandler {
         let url = setup["url"] ?? ""
         guard url.lowercased().hasPrefix("srt://") else {
             throw BroadcastError(.invalidSetup, "the srt extension takes srt://HOST:PORT?… URLs; use --rtmp for rtmp:// and rtmps://")

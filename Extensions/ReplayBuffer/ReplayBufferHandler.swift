@@ -23,7 +23,7 @@ import Synchronization
 ///
 /// Threading: as every handler, called serially by the pipeline; ``exportClip(to:duration:completion:)``
 /// may be called from any thread.
-public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Sendable {
+package final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Sendable {
     // Sendable: `streams`, `context` and `lastPublishNs` are written only by the pipeline's
     // serial calls (`streams` once, in broadcastStarted, before any save can be asked for); the
     // buffer and the waiting saves are under `shared`.
@@ -31,16 +31,16 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
     /// `path` (optional, absolute; default: a timestamped name in the clip directory) and
     /// `overwrite` (`true` to replace an existing file); result `path`, `seconds` (the clip's
     /// length) and `start` (the clip's first frame in broadcast seconds).
-    public static let saveAction = "save-replay"
+    package static let saveAction = "save-replay"
     /// ReplayKit's `stopClipBuffering`: the buffer lets go of what it holds and keeps nothing
     /// more until ``startBufferingAction``; the recording goes on. No arguments; result empty.
-    public static let stopBufferingAction = "stop-buffering"
+    package static let stopBufferingAction = "stop-buffering"
     /// ReplayKit's `startClipBuffering`: buffering goes on again (from the next key frame)
     /// after ``stopBufferingAction``; nothing happens when it is on. No arguments; result empty.
-    public static let startBufferingAction = "start-buffering"
+    package static let startBufferingAction = "start-buffering"
 
     /// The options the handler was created with.
-    public let options: ReplayBufferOptions
+    package let options: ReplayBufferOptions
 
     /// The buffer and the saves waiting for it to reach their request's time.
     private struct Shared {
@@ -59,24 +59,24 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
     private var lastPublishNs: Int64?
 
     /// Creates a replay buffer.
-    public init(options: ReplayBufferOptions) {
+    package init(options: ReplayBufferOptions) {
         self.options = options
         self.shared = Mutex(Shared(ring: ReplayRing(maxDurationNs: Int64(options.seconds * 1e9), maxBytes: options.maxBytes)))
     }
 
     /// The file's input: encoded video (sharing the recording's video encode) and the app and
     /// mic audio tracks encoded.
-    public var input: HandlerInput {
+    package var input: HandlerInput {
         var input = HandlerInput.encodedFile
         input.sharesVideoEncode = true
         return input
     }
 
     /// `save-replay`, `start-buffering`, `stop-buffering`.
-    public var supportedActions: Set<String> { [Self.saveAction, Self.startBufferingAction, Self.stopBufferingAction] }
+    package var supportedActions: Set<String> { [Self.saveAction, Self.startBufferingAction, Self.stopBufferingAction] }
 
     /// Learns the streams' formats; refuses a recording without encoded video.
-    public func broadcastStarted(setupInfo: SetupInfo, context: BroadcastContext) throws {
+    package func broadcastStarted(setupInfo: SetupInfo, context: BroadcastContext) throws {
         streams = [SampleBufferType.video, .audioApp, .audioMic].compactMap { type in context.encodedFormat(of: type).map { (type, $0) } }
         guard streams.contains(where: { $0.0 == .video }) else {
             throw BroadcastError(.invalidSetup, "the replay buffer needs encoded video, and the recording has none")
@@ -87,7 +87,7 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
     }
 
     /// Keeps the packet; publishes the buffer's size about once a second of broadcast time.
-    public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
+    package func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
         let (seconds, bytes, due, snapshot) = shared.withLock { s in
             if s.buffering { s.ring.append(sampleBuffer) }
             var due: [ClipRequest] = []
@@ -107,7 +107,7 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
     }
 
     /// Keeps the marker: a clip that covers its time gets it as a chapter.
-    public func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
+    package func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
         shared.withLock { s in
             s.annotations.append(annotation)
             if s.annotations.count > Self.maxAnnotations { s.annotations.removeFirst(s.annotations.count - Self.maxAnnotations) }
@@ -119,7 +119,7 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
 
     /// Performs `save-replay` (see ``saveAction``): the snapshot is taken now, the file is
     /// written on the save queue.
-    public func perform(action: String, arguments: [String: String],
+    package func perform(action: String, arguments: [String: String],
                         completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
         switch action {
         case Self.saveAction: break
@@ -159,7 +159,7 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
     /// With `until` (broadcast nanoseconds, the moment of the request), the clip is taken once
     /// the encoded video reached that moment (the encoder's look-ahead holds about half a
     /// second of frames), or after ``maxWaitSeconds`` (a pause). Any thread; returns at once.
-    public func exportClip(to path: String?, duration: Double?, overwrite: Bool = false, until: Int64? = nil,
+    package func exportClip(to path: String?, duration: Double?, overwrite: Bool = false, until: Int64? = nil,
                            completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
         if let path {
             guard path.hasPrefix("/") else {
@@ -202,7 +202,7 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
     static let stoppedError = BroadcastError(.invalidSetup, "clip buffering is stopped; start it again (startClipBuffering, the action 'start-buffering') first")
 
     /// How long a save waits for the encoded video to reach the moment of its request.
-    public static let maxWaitSeconds = 1.5
+    package static let maxWaitSeconds = 1.5
 
     /// Writes the clip `request` asks for from `snapshot`, on the save queue.
     private func write(_ snapshot: [SampleBuffer], for request: ClipRequest) {
@@ -228,7 +228,7 @@ public final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Senda
     }
 
     /// Waits for saves in progress, then lets go of the buffer.
-    public func broadcastFinished() {
+    package func broadcastFinished() {
         let waiting = shared.withLock { s in
             defer { s.waiting = [] }
             return (s.waiting, s.ring.snapshot())

@@ -4,17 +4,17 @@ import RecordKit
 /// embedded at build time) and its handler made from the manifest's setup keys. The extension
 /// catalog lists it as the built-in extension `replay-buffer`; `recordctl start --replay-buffer
 /// SECONDS` requests it.
-public enum ReplayBufferManifest {
+package enum ReplayBufferManifest {
     /// The manifest's JSON text.
-    public static var json: [UInt8] { PackageResources.manifest_json }
+    package static var json: [UInt8] { PackageResources.manifest_json }
 
     /// The Swift target that implements the extension, as the manifest's `entry` names it.
-    public static let target = "ReplayBufferExtension"
+    package static let target = "ReplayBufferExtension"
 
     /// A handler for setup values already checked against the manifest: `seconds`,
     /// `max-megabytes`, `directory`. Throws ``BroadcastError/Kind/invalidSetup`` for values out
     /// of range.
-    public static func handler(setup: SetupInfo) throws(BroadcastError) -> ReplayBufferHandler {
+    package static func handler(setup: SetupInfo) throws(BroadcastError) -> ReplayBufferHandler {
         var options = ReplayBufferOptions()
         if let text = setup["seconds"], !text.isEmpty {
             guard let seconds = Double(text), seconds > 0, seconds <= 3600 else {

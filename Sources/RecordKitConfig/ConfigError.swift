@@ -1,9 +1,9 @@
 /// A config file or setting that cannot be used: says which file, which line and what to write.
-public struct ConfigError: Error, Sendable, CustomStringConvertible {
+package struct ConfigError: Error, Sendable, CustomStringConvertible {
     /// The whole message, for example `/home/a/.config/recordkit/config.toml, line 3: crf must be a whole number, got "high"`.
-    public let message: String
+    package let message: String
     /// Creates an error with its full message.
-    public init(_ message: String) { self.message = message }
+    package init(_ message: String) { self.message = message }
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -15,32 +15,32 @@ import TOMLKit
 ///
 /// A file that does not parse, an unknown key, or a bad value is a ``ConfigError`` naming the
 /// file and the line. A missing file is no error: it sets nothing.
-public struct ConfigFile: Sendable {
+package struct ConfigFile: Sendable {
     /// The file's path (whether or not it exists).
-    public let path: String
+    package let path: String
     /// Top-level settings, normalised (``SettingKey/normalize(_:)``).
-    public let defaults: [SettingKey: String]
+    package let defaults: [SettingKey: String]
     /// Profiles by name.
-    public let profiles: [String: [SettingKey: String]]
+    package let profiles: [String: [SettingKey: String]]
     /// The `[hooks]` table.
-    public let hooks: HookSettings
+    package let hooks: HookSettings
     /// The `[hotkeys]` table.
-    public let hotkeys: HotkeySettings
+    package let hotkeys: HotkeySettings
     /// The `[metrics]` table.
-    public let metrics: MetricsSettings
+    package let metrics: MetricsSettings
     /// The `[uploads]` table.
-    public let uploads: UploadSettings
+    package let uploads: UploadSettings
     /// The `[rtmp]` table.
-    public let rtmp: RTMPSettings
+    package let rtmp: RTMPSettings
 
     /// Where the config file is: `$XDG_CONFIG_HOME/recordkit/config.toml`, else `$HOME/.config/recordkit/config.toml`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/recordkit/config.toml" }
         return (environment["HOME"] ?? NSHomeDirectory()) + "/.config/recordkit/config.toml"
     }
 
     /// Reads and checks the file at `path`; a missing file gives an empty configuration.
-    public init(path: String = ConfigFile.defaultPath()) throws(ConfigError) {
+    package init(path: String = ConfigFile.defaultPath()) throws(ConfigError) {
         guard FileManager.default.fileExists(atPath: path) else {
             try self.init(text: "", path: path)
             return
@@ -52,7 +52,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// Parses `text` as the contents of the file at `path` (used for messages only).
-    public init(text: String, path: String) throws(ConfigError) {
+    package init(text: String, path: String) throws(ConfigError) {
         self.path = path
         let table: TOMLTable
         do {

@@ -1,5 +1,5 @@
 /// Where a setting's value came from, highest precedence first.
-public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
+package enum SettingSource: Sendable, Equatable, CustomStringConvertible {
     /// A command-line flag.
     case flag
     /// A profile of the config file (`--profile NAME`).
@@ -9,7 +9,7 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
     /// RecordKit's built-in default.
     case builtIn
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .flag: return "flag"
         case .profile(let name, let path): return "profile \(name) (\(path))"
@@ -21,13 +21,13 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
 
 /// The encoding settings in force for one command: each key's value and source, after applying
 /// the precedence flag > profile > config file > built-in default.
-public struct EffectiveSettings: Sendable {
+package struct EffectiveSettings: Sendable {
     /// Set values (normalised) with their source; keys absent here take the built-in default.
-    public let values: [SettingKey: (value: String, source: SettingSource)]
+    package let values: [SettingKey: (value: String, source: SettingSource)]
 
     /// Merges `flags` (raw text, checked here) over `profile` of `file` over `file`'s top level.
     /// Throws for a bad flag value or a profile the file does not define.
-    public init(flags: [SettingKey: String], profile: String?, file: ConfigFile) throws(ConfigError) {
+    package init(flags: [SettingKey: String], profile: String?, file: ConfigFile) throws(ConfigError) {
         var values: [SettingKey: (value: String, source: SettingSource)] = [:]
         for (key, value) in file.defaults { values[key] = (value, .file(file.path)) }
         if let profile {
@@ -62,12 +62,12 @@ public struct EffectiveSettings: Sendable {
     /// The values set (by a flag, a profile or the file), as setup values of the `file` and
     /// `rtmp` extensions (`videoCodec`, `crf`, `bitrate` in bit/s, …); keys left at their
     /// built-in default are absent.
-    public var setupValues: [String: String] {
+    package var setupValues: [String: String] {
         Dictionary(uniqueKeysWithValues: values.map { ($0.key.setupKey, $0.value.value) })
     }
 
     /// One line per key: `preset = slow  (profile streaming (/path))`, defaults marked `default`.
-    public var lines: [String] {
+    package var lines: [String] {
         SettingKey.allCases.map { key in
             if let set = values[key] { return "\(key.rawValue) = \(set.value)  (\(set.source))" }
             return "\(key.rawValue) = \(key.builtInDefault)  (default)"

@@ -7,14 +7,14 @@ import TOMLKit
 /// on-saved = "notify-send 'saved' \"$1\""   # or a list of commands
 /// timeout = 30                              # seconds each command may run (default 60)
 /// ```
-public struct HookSettings: Sendable, Equatable {
+package struct HookSettings: Sendable, Equatable {
     /// Shell commands run after each recording, split part and replay clip is final.
-    public var onSaved: [String] = []
+    package var onSaved: [String] = []
     /// Seconds each command may run, or nil for the built-in default.
-    public var timeout: Double?
+    package var timeout: Double?
 
     /// No hooks.
-    public init() {}
+    package init() {}
 
     /// Reads and checks the table; `line` gives the line of a key, for messages.
     init(_ table: TOMLTable, path: String, line: (String) -> Int) throws(ConfigError) {

@@ -8,14 +8,14 @@ import TOMLKit
 /// save-replay = "Super+Alt+R"
 /// toggle-record = "Super+Alt+F9"
 /// ```
-public struct HotkeySettings: Sendable, Equatable {
+package struct HotkeySettings: Sendable, Equatable {
     /// The actions a hotkey can trigger.
-    public static let actions = ["save-replay", "toggle-record", "toggle-pause", "mark", "mic-toggle"]
+    package static let actions = ["save-replay", "toggle-record", "toggle-pause", "mark", "mic-toggle"]
     /// Chord text by action (checked by the grabber, which knows the keyboard).
-    public var bindings: [String: String] = [:]
+    package var bindings: [String: String] = [:]
 
     /// No hotkeys.
-    public init() {}
+    package init() {}
 
     /// Reads and checks the table; `line` gives the line of a key, for messages.
     init(_ table: TOMLTable, path: String, line: (String) -> Int) throws(ConfigError) {

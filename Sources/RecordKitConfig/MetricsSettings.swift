@@ -7,14 +7,14 @@ import TOMLKit
 /// enabled = true
 /// port = 9464      # on 127.0.0.1
 /// ```
-public struct MetricsSettings: Sendable, Equatable {
+package struct MetricsSettings: Sendable, Equatable {
     /// Whether `recordd` serves `/metrics`.
-    public var enabled = false
+    package var enabled = false
     /// The TCP port on 127.0.0.1.
-    public var port = 9464
+    package var port = 9464
 
     /// Off.
-    public init() {}
+    package init() {}
 
     /// Reads and checks the table; `line` gives the line of a key, for messages.
     init(_ table: TOMLTable, path: String, line: (String) -> Int) throws(ConfigError) {

@@ -15,28 +15,28 @@ import TOMLKit
 ///
 /// Off by default; `recordctl obs-websocket enable` generates the password the first time. A
 /// private file that others can read, or that is not a regular file owned by the user, is refused.
-public struct OBSWebSocketSettings: Sendable, Equatable {
+package struct OBSWebSocketSettings: Sendable, Equatable {
     /// Whether `recordd` serves obs-websocket.
-    public var enabled = false
+    package var enabled = false
     /// The TCP port on 127.0.0.1.
-    public var port = 4455
+    package var port = 4455
     /// The password (never empty once enabled).
-    public var password = ""
+    package var password = ""
     /// The RTMP endpoint `StartStream` broadcasts to (it holds the stream key, hence this private file), or nil.
-    public var streamURL: String?
+    package var streamURL: String?
     /// The directory `StartRecord` writes into, or nil for the videos directory.
-    public var recordDirectory: String?
+    package var recordDirectory: String?
 
     /// Settings with every value at its default (off).
-    public init() {}
+    package init() {}
 
     /// Where the private config file is.
-    public static func privatePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func privatePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         (ConfigFile.defaultPath(environment: environment) as NSString).deletingLastPathComponent + "/private.toml"
     }
 
     /// Reads the settings from `path`; a missing file gives the defaults.
-    public init(path: String = OBSWebSocketSettings.privatePath()) throws(ConfigError) {
+    package init(path: String = OBSWebSocketSettings.privatePath()) throws(ConfigError) {
         var st = stat()
         guard lstat(path, &st) == 0 else { return }
         guard (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == getuid() else {
@@ -84,7 +84,7 @@ public struct OBSWebSocketSettings: Sendable, Equatable {
     }
 
     /// Writes the settings to `path` atomically with mode 0600 (`AtomicFile`).
-    public func save(to path: String = OBSWebSocketSettings.privatePath()) throws(ConfigError) {
+    package func save(to path: String = OBSWebSocketSettings.privatePath()) throws(ConfigError) {
         let directory = (path as NSString).deletingLastPathComponent
         do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
             throw ConfigError("cannot create \(directory): \(error.localizedDescription)")
@@ -104,7 +104,7 @@ public struct OBSWebSocketSettings: Sendable, Equatable {
     }
 
     /// A new password: 24 letters and digits from the system's random source (~140 bits).
-    public static func generatePassword() -> String {
+    package static func generatePassword() -> String {
         let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789")
         var rng = SystemRandomNumberGenerator()
         return String((0..<24).map { _ in alphabet[Int(rng.next(upperBound: UInt64(alphabet.count)))] })

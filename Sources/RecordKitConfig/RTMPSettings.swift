@@ -9,13 +9,13 @@ import TOMLKit
 /// ```
 ///
 /// `--rtmp-ca-file` overrides it.
-public struct RTMPSettings: Sendable, Equatable {
+package struct RTMPSettings: Sendable, Equatable {
     /// A PEM file of certificate authorities to trust for `rtmps://` endpoints, absolute (`~/`
     /// expanded); nil for the system's store.
-    public var caFile: String?
+    package var caFile: String?
 
     /// Nothing set.
-    public init() {}
+    package init() {}
 
     /// Reads and checks the table; `line` gives the line of a key, for messages.
     init(_ table: TOMLTable, path: String, line: (String) -> Int) throws(ConfigError) {

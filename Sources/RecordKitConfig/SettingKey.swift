@@ -1,5 +1,5 @@
 /// The encoding settings a config file, a profile or a flag can set, by their file/flag name.
-public enum SettingKey: String, CaseIterable, Sendable {
+package enum SettingKey: String, CaseIterable, Sendable {
     case videoCodec = "video-codec"
     case encoder
     case preset
@@ -10,7 +10,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     case audioBitrate = "audio-bitrate"
 
     /// The name of the setup key of the `file` and `rtmp` extensions that takes this value.
-    public var setupKey: String {
+    package var setupKey: String {
         switch self {
         case .videoCodec: return "videoCodec"
         case .encoder: return "encoder"
@@ -24,7 +24,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
     }
 
     /// The value RecordKit uses when nothing sets this key, as shown by `config show`.
-    public var builtInDefault: String {
+    package var builtInDefault: String {
         switch self {
         case .videoCodec: return "h264"
         case .encoder: return "(the codec's: libx264, libx265, libsvtav1)"
@@ -39,7 +39,7 @@ public enum SettingKey: String, CaseIterable, Sendable {
 
     /// Checks a value given as text (`"6M"`, `"4500k"`, `"23"`) and returns its normal form
     /// (bitrates in bit/s); throws a message without location (the caller adds it).
-    public func normalize(_ text: String) throws(ConfigError) -> String {
+    package func normalize(_ text: String) throws(ConfigError) -> String {
         let value = text.trimmingCharacters(in: " \t")
         switch self {
         case .videoCodec:

@@ -12,30 +12,30 @@ import TOMLKit
 /// recordings = true     # every start/record uploads its files to target
 /// replays = true        # every replay clip is uploaded to target
 /// ```
-public struct UploadSettings: Sendable, Equatable {
+package struct UploadSettings: Sendable, Equatable {
     /// `s3://BUCKET/PREFIX` or `tus+https://…` (a presigned URL is one per file: not here).
-    public var target: String?
+    package var target: String?
     /// The S3 endpoint URL.
-    public var endpoint: String?
+    package var endpoint: String?
     /// The S3 region.
-    public var region: String?
+    package var region: String?
     /// `path` or `virtual`.
-    public var addressing: String?
+    package var addressing: String?
     /// The profile of `~/.aws/credentials` the service uses.
-    public var credentialsProfile: String?
+    package var credentialsProfile: String?
     /// The object name template.
-    public var name: String?
+    package var name: String?
     /// S3 part size in MiB (5 to 5120).
-    public var partSizeMiB: Int?
+    package var partSizeMiB: Int?
     /// Delete each local file once its object was checked.
-    public var deleteAfterUpload = false
+    package var deleteAfterUpload = false
     /// Upload every recording (and its split parts) to ``target`` without `--upload`.
-    public var recordings = false
+    package var recordings = false
     /// Upload every replay clip to ``target`` without `save-replay --upload`.
-    public var replays = false
+    package var replays = false
 
     /// No upload settings.
-    public init() {}
+    package init() {}
 
     /// Reads and checks the table; `line` gives the line of a key, for messages.
     init(_ table: TOMLTable, path: String, line: (String) -> Int) throws(ConfigError) {

@@ -1,18 +1,18 @@
 /// Whether a recording can start now, and why not (ReplayKit's `isAvailable` and
 /// `screenRecorderDidChangeAvailability`): reported by `status` at any time, idle included, and
 /// as an `availability-changed` event when it changes.
-public struct Availability: Codable, Sendable, Equatable {
+package struct Availability: Codable, Sendable, Equatable {
     /// One server the recording needs.
-    public struct Server: Codable, Sendable, Equatable {
+    package struct Server: Codable, Sendable, Equatable {
         /// What the service would use: the display name (`:0`) or the audio server's address.
-        public var name: String
+        package var name: String
         /// Whether it answered the last probe.
-        public var reachable: Bool
+        package var reachable: Bool
         /// Why it is or is not reachable, for people ("X server :0 answers", "no socket at …").
-        public var reason: String
+        package var reason: String
 
         /// Describes a server.
-        public init(name: String, reachable: Bool, reason: String) {
+        package init(name: String, reachable: Bool, reason: String) {
             self.name = name
             self.reachable = reachable
             self.reason = reason
@@ -20,16 +20,16 @@ public struct Availability: Codable, Sendable, Equatable {
     }
     /// Whether a recording can start: the display answers (audio is optional: without an audio
     /// server a recording has video only, unless `--require-audio`).
-    public var available: Bool
+    package var available: Bool
     /// One sentence: "recording possible", or why not.
-    public var reason: String
+    package var reason: String
     /// The X display.
-    public var display: Server
+    package var display: Server
     /// The PulseAudio (or PipeWire's PulseAudio) server.
-    public var audio: Server
+    package var audio: Server
 
     /// Derives ``available`` and ``reason`` from the two servers.
-    public init(display: Server, audio: Server) {
+    package init(display: Server, audio: Server) {
         self.display = display
         self.audio = audio
         available = display.reachable

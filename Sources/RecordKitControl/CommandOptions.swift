@@ -1,22 +1,22 @@
 /// The arguments of the commands other than `start` (docs/PROTOCOL.md): each command reads the
 /// members it documents and ignores the others; every member is optional.
-public struct CommandOptions: Codable, Sendable, Equatable {
+package struct CommandOptions: Codable, Sendable, Equatable {
     /// `save-replay`: seconds to save from the end of the buffer (nil: all of it).
-    public var seconds: Double?
+    package var seconds: Double?
     /// `save-replay`: the file to write, absolute (nil: a timestamped name in the videos directory).
-    public var output: String?
+    package var output: String?
     /// `save-replay`: replace `output` if it exists.
-    public var overwrite: Bool?
+    package var overwrite: Bool?
 
     /// `mark`: the marker's title (nil or empty: "Chapter N").
-    public var title: String?
+    package var title: String?
 
     /// `upload`: the files to upload (absolute paths).
-    public var files: [String]?
+    package var files: [String]?
     /// `upload`, `save-replay`: where and how to upload.
-    public var upload: UploadOptions?
+    package var upload: UploadOptions?
     /// `upload-pause`, `upload-resume`, `upload-cancel`: the upload.
-    public var uploadId: String?
+    package var uploadId: String?
 
     /// `audio-switch`: the track, "mic" or "app".
     package var track: String?
@@ -33,7 +33,7 @@ public struct CommandOptions: Codable, Sendable, Equatable {
     package var quality: Int?
 
     /// Options with every member unset.
-    public init(seconds: Double? = nil, output: String? = nil, overwrite: Bool? = nil, title: String? = nil) {
+    package init(seconds: Double? = nil, output: String? = nil, overwrite: Bool? = nil, title: String? = nil) {
         self.title = title
         self.seconds = seconds
         self.output = output

@@ -9,13 +9,13 @@ import Glibc
 /// link (``ServicePaths/checkSocketPath()``), and the process at the other end of the
 /// socket must run as this user (`SO_PEERCRED`), so a socket planted by another local user
 /// never receives a request (and a stream key in it).
-public final class ControlClient {
+package final class ControlClient {
     private let connection: LineConnection
     private var nextID = 0
 
     /// Connects to the service at `paths.socketPath`; throws `unavailable` when none answers
     /// and `permission_denied` when the directory or the peer is not this user's.
-    public init(paths: ServicePaths) throws(ControlError) {
+    package init(paths: ServicePaths) throws(ControlError) {
         try paths.checkRuntimeDirectory()
         try paths.checkSocketPath()
         let fd = cshim_unix_connect(paths.socketPath)
@@ -34,7 +34,7 @@ public final class ControlClient {
     deinit { connection.close() }
 
     /// Sends a request and waits for its reply.
-    public func request(_ cmd: ControlCommand, args: StartArguments? = nil, options: CommandOptions? = nil) throws(ControlError) -> ControlResult {
+    package func request(_ cmd: ControlCommand, args: StartArguments? = nil, options: CommandOptions? = nil) throws(ControlError) -> ControlResult {
         nextID += 1
         let id = String(nextID)
         connection.send(ControlRequest(cmd: cmd, id: id, args: args, options: options))
@@ -49,7 +49,7 @@ public final class ControlClient {
 
     /// Subscribes to events and calls `onEvent` for each until the connection closes or
     /// `onEvent` returns false.
-    public func streamEvents(_ onEvent: (ServiceEvent) -> Bool) throws(ControlError) {
+    package func streamEvents(_ onEvent: (ServiceEvent) -> Bool) throws(ControlError) {
         connection.send(ControlRequest(cmd: .events, id: "events"))
         while true {
             let reply = try readReply()

@@ -2,15 +2,15 @@ import Foundation
 
 /// The control protocol between `recordctl` and `recordd`: one JSON object per line over a
 /// Unix stream socket (docs/PROTOCOL.md). Version 1.
-public enum ControlProtocol {
+package enum ControlProtocol {
     /// The protocol version this build speaks.
-    public static let version = 1
+    package static let version = 1
     /// The longest request line accepted, in bytes.
-    public static let maxLineBytes = 64 * 1024
+    package static let maxLineBytes = 64 * 1024
 }
 
 /// The commands of the control protocol (docs/PROTOCOL.md), by their wire names.
-public enum ControlCommand: String, Codable, Sendable, CaseIterable {
+package enum ControlCommand: String, Codable, Sendable, CaseIterable {
     /// Who are you: the service's pid and protocol version.
     case hello
     /// Start a recording (``ControlRequest/args``).
@@ -60,20 +60,20 @@ public enum ControlCommand: String, Codable, Sendable, CaseIterable {
 }
 
 /// A request: `{"v":1,"id":"7","cmd":"start","args":{…}}`.
-public struct ControlRequest: Codable, Sendable {
+package struct ControlRequest: Codable, Sendable {
     /// Protocol version of the client.
-    public var v: Int
+    package var v: Int
     /// Echoed in the reply, so a client can match replies to requests.
-    public var id: String?
+    package var id: String?
     /// The command.
-    public var cmd: ControlCommand
+    package var cmd: ControlCommand
     /// Arguments of `start`.
-    public var args: StartArguments?
+    package var args: StartArguments?
     /// Arguments of the other commands that take some (`save-replay`, `mark`).
-    public var options: CommandOptions?
+    package var options: CommandOptions?
 
     /// Creates a request.
-    public init(cmd: ControlCommand, id: String? = nil, args: StartArguments? = nil, options: CommandOptions? = nil) {
+    package init(cmd: ControlCommand, id: String? = nil, args: StartArguments? = nil, options: CommandOptions? = nil) {
         self.v = ControlProtocol.version
         self.id = id
         self.cmd = cmd
@@ -83,22 +83,22 @@ public struct ControlRequest: Codable, Sendable {
 }
 
 /// A reply: `{"v":1,"id":"7","ok":true,"result":{…}}` or `{"v":1,"id":"7","ok":false,"error":{…}}`.
-public struct ControlReply: Codable, Sendable {
+package struct ControlReply: Codable, Sendable {
     /// Protocol version of the service.
-    public var v: Int = ControlProtocol.version
+    package var v: Int = ControlProtocol.version
     /// The request's id.
-    public var id: String?
+    package var id: String?
     /// Whether the request succeeded.
-    public var ok: Bool
+    package var ok: Bool
     /// The result, on success.
-    public var result: ControlResult?
+    package var result: ControlResult?
     /// The error, on failure.
-    public var error: ControlError?
+    package var error: ControlError?
     /// An event (only on an `events` subscription).
-    public var event: ServiceEvent?
+    package var event: ServiceEvent?
 
     /// Creates a reply (a success, a failure or an event).
-    public init(id: String? = nil, ok: Bool, result: ControlResult? = nil, error: ControlError? = nil, event: ServiceEvent? = nil) {
+    package init(id: String? = nil, ok: Bool, result: ControlResult? = nil, error: ControlError? = nil, event: ServiceEvent? = nil) {
         self.id = id
         self.ok = ok
         self.result = result
@@ -107,17 +107,17 @@ public struct ControlReply: Codable, Sendable {
     }
 
     /// A success.
-    public static func success(_ id: String?, _ result: ControlResult) -> ControlReply {
+    package static func success(_ id: String?, _ result: ControlResult) -> ControlReply {
         ControlReply(id: id, ok: true, result: result)
     }
     /// A failure.
-    public static func failure(_ id: String?, _ error: ControlError) -> ControlReply {
+    package static func failure(_ id: String?, _ error: ControlError) -> ControlReply {
         ControlReply(id: id, ok: false, error: error)
     }
 }
 
 /// The stable error codes of the control protocol, by their wire names.
-public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
+package enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     /// The line is not a JSON request object with `v` and `cmd`.
     case badRequest = "bad_request"
     /// `cmd` names no command.
@@ -146,23 +146,23 @@ public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     case failed
 
     /// Decodes a code; one this build does not know (a newer service) reads as ``failed``.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self = ControlErrorCode(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .failed
     }
 }
 
 /// An error reply: a stable code for programs and a message for people.
-public struct ControlError: Codable, Sendable, Error, CustomStringConvertible {
+package struct ControlError: Codable, Sendable, Error, CustomStringConvertible {
     /// The stable code.
-    public var code: ControlErrorCode
+    package var code: ControlErrorCode
     /// What failed and what to do.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ code: ControlErrorCode, _ message: String) {
+    package init(_ code: ControlErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -4,9 +4,9 @@ import Foundation
 /// (docs/PROTOCOL.md): ``RequestDecoding`` for anything JSON, plus the `id` of a line that is
 /// not JSON at all (a truncated one). Pure and total: any bytes give an answer, never a trap
 /// (fuzzed by `rk-fuzz-control`, scripts/fuzz.sh).
-public enum ControlRequestParser {
+package enum ControlRequestParser {
     /// What a line is.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         /// A well-formed request of the supported version.
         case request(ControlRequest)
         /// Only blanks: no reply.
@@ -16,10 +16,10 @@ public enum ControlRequestParser {
     }
 
     /// The longest id echoed back from a line that is not JSON, in UTF-8 bytes.
-    public static let maxEchoedIDBytes = 256
+    package static let maxEchoedIDBytes = 256
 
     /// Parses one line (without its newline).
-    public static func parse(_ bytes: [UInt8]) -> Outcome {
+    package static func parse(_ bytes: [UInt8]) -> Outcome {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { return .blank }
         switch RequestDecoding.decode(bytes) {
         case .request(let request):
@@ -35,7 +35,7 @@ public enum ControlRequestParser {
     /// The first `"id": "…"` pair found in a line that is not JSON (a truncated or otherwise
     /// broken request), decoded as a JSON string; nil when there is none or it is longer than
     /// ``maxEchoedIDBytes``.
-    public static func recoverID(from b: [UInt8]) -> String? {
+    package static func recoverID(from b: [UInt8]) -> String? {
         let key: [UInt8] = Array("\"id\"".utf8)
         var i = 0
         while i + key.count <= b.count {

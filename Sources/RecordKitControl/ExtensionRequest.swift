@@ -1,13 +1,13 @@
 /// One `--extension NAME` of a recording, with its `--setup key=value` pairs (unvalidated: the
 /// extension's manifest checks them before recording starts).
-public struct ExtensionRequest: Codable, Sendable, Equatable {
+package struct ExtensionRequest: Codable, Sendable, Equatable {
     /// The extension's name, as its manifest gives it.
-    public var name: String
+    package var name: String
     /// The setup values the user gave, as text.
-    public var setup: [String: String]
+    package var setup: [String: String]
 
     /// Creates a request.
-    public init(name: String, setup: [String: String] = [:]) {
+    package init(name: String, setup: [String: String] = [:]) {
         self.name = name
         self.setup = setup
     }

@@ -4,9 +4,9 @@ import Synchronization
 
 /// A Unix-socket connection that reads and writes newline-delimited messages, with a bound on
 /// line length. Reads happen on one thread; writes may come from several (they are serialized).
-public final class LineConnection: Sendable {
+package final class LineConnection: Sendable {
     /// What one read produced.
-    public enum ReadResult: Sendable {
+    package enum ReadResult: Sendable {
         /// A complete line, without its newline.
         case line([UInt8])
         /// A line longer than the bound; it was discarded up to its newline.
@@ -16,24 +16,24 @@ public final class LineConnection: Sendable {
     }
 
     /// The socket descriptor (owned; closed by ``close()``).
-    public let fd: Int32
+    package let fd: Int32
     private let maxLine: Int
     private let buffer = Mutex<[UInt8]>([])
     private let writeLock = Mutex<Bool>(false)  // true once closed
 
     /// Whether every line written is passed through ``SecretRedactor`` (the service's side:
     /// no reply, status or event ever carries a stream key).
-    public let redactsSecrets: Bool
+    package let redactsSecrets: Bool
 
     /// Wraps a connected socket.
-    public init(fd: Int32, maxLine: Int = ControlProtocol.maxLineBytes, redactsSecrets: Bool = false) {
+    package init(fd: Int32, maxLine: Int = ControlProtocol.maxLineBytes, redactsSecrets: Bool = false) {
         self.fd = fd
         self.maxLine = maxLine
         self.redactsSecrets = redactsSecrets
     }
 
     /// Reads the next line (blocking).
-    public func readLine() -> ReadResult {
+    package func readLine() -> ReadResult {
         var discarding = false
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
@@ -56,7 +56,7 @@ public final class LineConnection: Sendable {
 
     /// Writes `bytes` plus a newline; false when the peer is gone.
     @discardableResult
-    public func writeLine(_ bytes: [UInt8]) -> Bool {
+    package func writeLine(_ bytes: [UInt8]) -> Bool {
         writeLock.withLock { closed in
             if closed { return false }
             var data = bytes
@@ -74,7 +74,7 @@ public final class LineConnection: Sendable {
 
     /// Encodes `value` as one JSON line.
     @discardableResult
-    public func send<T: Encodable>(_ value: T) -> Bool {
+    package func send<T: Encodable>(_ value: T) -> Bool {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(value) else { return false }
@@ -84,14 +84,14 @@ public final class LineConnection: Sendable {
 
     /// Shuts the socket down without waiting for a write in progress (which then fails at
     /// once); ``close()`` still releases the descriptor. For a peer that stopped reading.
-    public func abort() {
+    package func abort() {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// After a last reply: stops writing and discards what the peer still sends, for at most
     /// `seconds` or 64 KiB, so that closing does not reset the connection before the peer has
     /// read that reply (a socket closed with unread data sends RST). Nothing read is looked at.
-    public func lingerAfterRefusal(seconds: Double = 1) {
+    package func lingerAfterRefusal(seconds: Double = 1) {
         shutdown(fd, Int32(SHUT_WR))
         var chunk = [UInt8](repeating: 0, count: 4096)
         var total = 0
@@ -108,7 +108,7 @@ public final class LineConnection: Sendable {
     }
 
     /// Shuts the socket down and closes it; idempotent.
-    public func close() {
+    package func close() {
         writeLock.withLock { closed in
             if closed { return }
             closed = true

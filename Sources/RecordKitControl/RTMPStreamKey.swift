@@ -8,14 +8,14 @@ import Glibc
 /// The key is appended to each RTMP URL that has an application but no key
 /// (`rtmp://host/live` + `KEY` → `rtmp://host/live/KEY`); a URL that has its own key keeps it.
 /// Messages never quote the key.
-public enum RTMPStreamKey {
+package enum RTMPStreamKey {
     /// The environment variable that may hold the key.
-    public static let environmentVariable = "RECORDKIT_RTMP_KEY"
+    package static let environmentVariable = "RECORDKIT_RTMP_KEY"
 
     /// The key from `file` (its first line, surrounding blanks removed) when given, else from
     /// the environment, else nil. Throws `bad_argument` for an unreadable or empty file, and
     /// returns a warning when the file can be read by other users.
-    public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    package static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws(ControlError) -> (key: String, warning: String?)? {
         if let file {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
@@ -36,7 +36,7 @@ public enum RTMPStreamKey {
     /// `urls` with `key` appended to each one that names an application but no key. Throws
     /// `bad_argument` when no URL takes it (each already has a key, or none is given), so a key
     /// given for nothing is not silently ignored.
-    public static func apply(_ key: String, to urls: [String]) throws(ControlError) -> [String] {
+    package static func apply(_ key: String, to urls: [String]) throws(ControlError) -> [String] {
         guard !key.contains(where: { $0.isWhitespace || $0 == "/" }) else {
             throw ControlError(.badArgument, "the RTMP stream key (not shown) contains spaces or '/'")
         }

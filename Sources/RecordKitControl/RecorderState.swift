@@ -1,6 +1,6 @@
 /// The lifecycle of a recording (docs/ARCHITECTURE.md, "Lifecycle"): `idle → starting → recording ⇄ paused →
 /// finishing → finished | discarded | failed`.
-public enum RecorderState: String, Sendable, Codable {
+package enum RecorderState: String, Sendable, Codable {
     /// Not started.
     case idle
     /// Opening capture sources, encoders and handlers.
@@ -19,5 +19,5 @@ public enum RecorderState: String, Sendable, Codable {
     case failed
 
     /// Whether the recording has ended.
-    public var isTerminal: Bool { self == .finished || self == .discarded || self == .failed }
+    package var isTerminal: Bool { self == .finished || self == .discarded || self == .failed }
 }

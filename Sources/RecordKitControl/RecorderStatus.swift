@@ -1,62 +1,62 @@
 /// Capture counters for status output.
-public struct CaptureStatus: Sendable, Codable {
+package struct CaptureStatus: Sendable, Codable {
     /// Frames grabbed from the X server.
-    public var framesCaptured: Int64 = 0
+    package var framesCaptured: Int64 = 0
     /// Frames lost because every pooled buffer was still in use, or the encoder was behind.
-    public var framesDropped: Int64 = 0
+    package var framesDropped: Int64 = 0
     /// Capture ticks missed because the capture thread woke late.
-    public var lateTicks: Int64 = 0
+    package var lateTicks: Int64 = 0
     /// Frames per second actually captured, averaged since start.
-    public var fps: Double = 0
+    package var fps: Double = 0
     /// Output frame size.
-    public var width: Int = 0
+    package var width: Int = 0
     /// Output frame size.
-    public var height: Int = 0
+    package var height: Int = 0
     /// Audio tracks recorded (`audioApp`, `audioMic`).
-    public var audioTracks: [String] = []
+    package var audioTracks: [String] = []
     /// Measured audio/video offset per audio track in milliseconds: how far the track's samples
     /// sit from where their capture timestamps (on the video's clock) put them, smoothed;
     /// positive means audio late. Offsets beyond 5 ms are corrected as they build up.
-    public var audioOffsetMs: [String: Double] = [:]
+    package var audioOffsetMs: [String: Double] = [:]
     /// Each audio track's current level in dBFS (RMS of the latest chunk, loud peaks held
     /// 150 ms; -100 is silence), by type name: what a level meter shows. Nil before audio runs.
-    public var audioLevelsDb: [String: Double]?
+    package var audioLevelsDb: [String: Double]?
     /// The audio tracks switched off (recording silence), by type name (`audioMic`, `audioApp`);
     /// empty when every track records; nil without audio or from an older service.
     package var audioMuted: [String]?
     /// Damage-driven capture counters (grabs, conversions, damaged area); nil before capture starts.
-    public var damage: DamageStatus?
+    package var damage: DamageStatus?
 
     /// Zero counters, no tracks.
-    public init() {}
+    package init() {}
 }
 
 /// A snapshot of a recording, as `recordctl status` shows it.
-public struct RecorderStatus: Sendable, Codable {
+package struct RecorderStatus: Sendable, Codable {
     /// The lifecycle state.
-    public var state: RecorderState
+    package var state: RecorderState
     /// Why the recording is paused, when it is: "user", or what sent it to the background
     /// ("window minimized", "screen locked").
-    public var pauseReason: String?
+    package var pauseReason: String?
     /// Recorded (broadcast) time in seconds: wall time minus paused time.
-    public var recordedSeconds: Double
+    package var recordedSeconds: Double
     /// Paused time in seconds.
-    public var pausedSeconds: Double
+    package var pausedSeconds: Double
     /// Capture counters.
-    public var capture: CaptureStatus
+    package var capture: CaptureStatus
     /// Every handler.
-    public var handlers: [HandlerSnapshot]
+    package var handlers: [HandlerSnapshot]
     /// Warnings raised while starting (e.g. "no PulseAudio server: recording video only").
-    public var warnings: [String]
+    package var warnings: [String]
     /// How many video encoders run (one per distinct setting).
-    public var videoEncoders: Int
+    package var videoEncoders: Int
     /// How many audio encoders run: one per distinct track and setting; a recording with one
     /// audio track encodes it once, whether handlers ask for it as that track or as "mixed".
     /// Nil from a service older than this field.
-    public var audioEncoders: Int?
+    package var audioEncoders: Int?
 
     /// Creates a snapshot.
-    public init(state: RecorderState, pauseReason: String?, recordedSeconds: Double, pausedSeconds: Double,
+    package init(state: RecorderState, pauseReason: String?, recordedSeconds: Double, pausedSeconds: Double,
                 capture: CaptureStatus, handlers: [HandlerSnapshot], warnings: [String], videoEncoders: Int, audioEncoders: Int? = nil) {
         self.audioEncoders = audioEncoders
         self.state = state

@@ -7,12 +7,12 @@
 /// path component becomes `scheme://host/****` (that component may be the key). So
 /// `rtmp://h/live/KEY/` (a trailing slash) and `rtmp://h/live/KEY?x=1` both show as
 /// `rtmp://h/live/****`. Idempotent: an already masked URL is unchanged. Pure; any thread.
-public enum SecretRedactor {
+package enum SecretRedactor {
     /// Schemes whose path after the application is a secret.
     static let streamingSchemes: Set<String> = ["rtmp", "rtmps", "rtmpt", "rtmpe", "rtmpte", "rtmpts", "srt", "rtsp", "rtsps"]
 
     /// `text` with every URL's secrets replaced by `****`.
-    public static func redact(_ text: String) -> String {
+    package static func redact(_ text: String) -> String {
         guard text.contains("://") else { return text }
         var out = ""
         var rest = Substring(text)

@@ -2,20 +2,20 @@ import Foundation
 import Glibc
 
 /// Where the service keeps its socket, log and session directories (XDG base directories).
-public struct ServicePaths: Sendable {
+package struct ServicePaths: Sendable {
     /// `$XDG_RUNTIME_DIR/recordkit` (mode 0700), else `/tmp/recordkit-<uid>`.
-    public var runtimeDirectory: String
+    package var runtimeDirectory: String
     /// The control socket (mode 0600).
-    public var socketPath: String { runtimeDirectory + "/recordd.sock" }
+    package var socketPath: String { runtimeDirectory + "/recordd.sock" }
     /// `$XDG_STATE_HOME/recordkit` (else `~/.local/state/recordkit`).
-    public var stateDirectory: String
+    package var stateDirectory: String
     /// One directory per recording.
-    public var sessionsDirectory: String { stateDirectory + "/sessions" }
+    package var sessionsDirectory: String { stateDirectory + "/sessions" }
     /// The service's log when started on demand.
-    public var logPath: String { stateDirectory + "/recordd.log" }
+    package var logPath: String { stateDirectory + "/recordd.log" }
 
     /// Paths from the environment.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         if let xdg = environment["XDG_RUNTIME_DIR"], !xdg.isEmpty {
             runtimeDirectory = xdg + "/recordkit"
         } else {
@@ -31,7 +31,7 @@ public struct ServicePaths: Sendable {
     /// Creates the runtime directory private to this user (0700) when it is missing, then
     /// trusts it only if it is safe (``checkRuntimeDirectory()``). The service calls this before
     /// it binds its socket.
-    public func preparePrivateRuntimeDirectory() throws(ControlError) {
+    package func preparePrivateRuntimeDirectory() throws(ControlError) {
         if mkdir(runtimeDirectory, 0o700) == 0 {
             chmod(runtimeDirectory, 0o700)  // whatever the umask
         } else if errno != EEXIST {
@@ -46,7 +46,7 @@ public struct ServicePaths: Sendable {
     /// where another local user may have created the directory first. The client calls this
     /// before it connects, the service before it binds; neither repairs a directory it did not
     /// just create.
-    public func checkRuntimeDirectory() throws(ControlError) {
+    package func checkRuntimeDirectory() throws(ControlError) {
         var st = stat()
         guard lstat(runtimeDirectory, &st) == 0 else {
             throw ControlError(.unavailable, "the runtime directory \(runtimeDirectory) does not exist: \(String(cString: strerror(errno)))")
@@ -72,7 +72,7 @@ public struct ServicePaths: Sendable {
     /// the client never follows one, since whatever it points at (another socket of this user,
     /// a program that logs what it gets) is not the service's socket, and a `start` request
     /// carries stream keys. A path that does not exist is left to `connect` (`unavailable`).
-    public func checkSocketPath() throws(ControlError) {
+    package func checkSocketPath() throws(ControlError) {
         var st = stat()
         guard lstat(socketPath, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK else { return }
         var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

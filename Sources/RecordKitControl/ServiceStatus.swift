@@ -1,36 +1,36 @@
 /// What `status` reports.
-public struct ServiceStatus: Codable, Sendable {
+package struct ServiceStatus: Codable, Sendable {
     /// The service itself.
-    public struct Service: Codable, Sendable {
+    package struct Service: Codable, Sendable {
         /// Its process id.
-        public var pid: Int32
+        package var pid: Int32
         /// Its protocol version.
-        public var version: Int
+        package var version: Int
         /// Its socket.
-        public var socket: String
+        package var socket: String
 
         /// Describes the service.
-        public init(pid: Int32, version: Int, socket: String) {
+        package init(pid: Int32, version: Int, socket: String) {
             self.pid = pid
             self.version = version
             self.socket = socket
         }
     }
     /// The recording in progress.
-    public struct Recording: Codable, Sendable {
+    package struct Recording: Codable, Sendable {
         /// The recording's id.
-        public var id: String
+        package var id: String
         /// Lifecycle state.
-        public var state: String
+        package var state: String
         /// Why it is paused, when it is.
-        public var pauseReason: String?
+        package var pauseReason: String?
         /// Where the file goes at stop (the first handler's published `path`).
-        public var destination: String?
+        package var destination: String?
         /// The recorder's own report (times, capture counters, handlers).
-        public var recorder: RecorderStatus
+        package var recorder: RecorderStatus
 
         /// Describes the recording in progress.
-        public init(id: String, state: String, pauseReason: String?, destination: String?, recorder: RecorderStatus) {
+        package init(id: String, state: String, pauseReason: String?, destination: String?, recorder: RecorderStatus) {
             self.id = id
             self.state = state
             self.pauseReason = pauseReason
@@ -39,20 +39,20 @@ public struct ServiceStatus: Codable, Sendable {
         }
     }
     /// A recording that ended.
-    public struct Ended: Codable, Sendable {
+    package struct Ended: Codable, Sendable {
         /// The recording's id.
-        public var id: String
+        package var id: String
         /// finished, discarded or failed.
-        public var state: String
+        package var state: String
         /// Its results.
-        public var outputs: [String]
+        package var outputs: [String]
         /// Why it ended.
-        public var reason: String?
+        package var reason: String?
         /// What went wrong in it (a handler's error; files kept in the session directory).
-        public var errors: [String]?
+        package var errors: [String]?
 
         /// Describes a recording that ended.
-        public init(id: String, state: String, outputs: [String], reason: String?, errors: [String]?) {
+        package init(id: String, state: String, outputs: [String], reason: String?, errors: [String]?) {
             self.id = id
             self.state = state
             self.outputs = outputs
@@ -61,18 +61,18 @@ public struct ServiceStatus: Codable, Sendable {
         }
     }
     /// The service.
-    public var service: Service
+    package var service: Service
     /// The recording in progress, if any.
-    public var recording: Recording?
+    package var recording: Recording?
     /// The last recording that ended, if any.
-    public var last: Ended?
+    package var last: Ended?
     /// Recordings recovered after a crash, kill or power loss.
-    public var recovered: [RecoveredSession]
+    package var recovered: [RecoveredSession]
     /// Whether a recording can start now (the display and audio server the service would use), as last probed.
-    public var availability: Availability?
+    package var availability: Availability?
 
     /// Creates a report.
-    public init(service: Service, recording: Recording?, last: Ended?, recovered: [RecoveredSession], availability: Availability? = nil) {
+    package init(service: Service, recording: Recording?, last: Ended?, recovered: [RecoveredSession], availability: Availability? = nil) {
         self.service = service
         self.recording = recording
         self.last = last

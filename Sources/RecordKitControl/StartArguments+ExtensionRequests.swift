@@ -2,7 +2,7 @@ extension StartArguments {
     /// The `--extension NAME` requests with the `--setup` values meant for each: `key=value`
     /// when there is one extension, `NAME:key=value` when there are several. Throws
     /// `bad_argument` for a malformed or unattributable value.
-    public static func extensionRequests(names: [String], setup: [String]) throws(ControlError) -> [ExtensionRequest] {
+    package static func extensionRequests(names: [String], setup: [String]) throws(ControlError) -> [ExtensionRequest] {
         var requests = names.map { ExtensionRequest(name: $0) }
         if !setup.isEmpty && requests.isEmpty { throw ControlError(.badArgument, "--setup needs an --extension to apply to") }
         for argument in setup {

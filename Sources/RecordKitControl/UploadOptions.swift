@@ -2,28 +2,28 @@
 /// it. Never carries a credential: the service reads those from its own environment and files
 /// (docs/UPLOADS.md). A presigned URL in `target` is a secret: it is stored by the service and
 /// shown redacted only.
-public struct UploadOptions: Codable, Sendable, Equatable {
+package struct UploadOptions: Codable, Sendable, Equatable {
     /// `s3://BUCKET/PREFIX`, `https://…` (presigned PUT URL) or `tus+https://…`.
-    public var target: String
+    package var target: String
     /// The S3 endpoint URL (`--upload-endpoint`); nil: the service's `AWS_ENDPOINT_URL_S3`/`AWS_ENDPOINT_URL`.
-    public var endpoint: String?
+    package var endpoint: String?
     /// The S3 region (`--upload-region`).
-    public var region: String?
+    package var region: String?
     /// `path` or `virtual` (`--upload-addressing`).
-    public var addressing: String?
+    package var addressing: String?
     /// The credentials profile (`--upload-profile`).
-    public var profile: String?
+    package var profile: String?
     /// Delete the local file once the server's object was checked (size and checksum).
-    public var deleteAfterUpload: Bool?
+    package var deleteAfterUpload: Bool?
     /// The object name template (`--upload-name`), e.g. `{host}/{date}/{recording}/{file}`.
-    public var nameTemplate: String?
+    package var nameTemplate: String?
     /// Preferred part size in MiB (S3; default 16).
-    public var partSizeMiB: Int?
+    package var partSizeMiB: Int?
     /// `--upload-rate`: the service's upload bandwidth from now on (e.g. `20M`), for every upload.
-    public var rate: String?
+    package var rate: String?
 
     /// Options for `target`.
-    public init(target: String, endpoint: String? = nil, region: String? = nil, addressing: String? = nil, profile: String? = nil,
+    package init(target: String, endpoint: String? = nil, region: String? = nil, addressing: String? = nil, profile: String? = nil,
                 deleteAfterUpload: Bool? = nil, nameTemplate: String? = nil, partSizeMiB: Int? = nil) {
         self.target = target
         self.endpoint = endpoint

@@ -9,7 +9,7 @@ extension ExtensionCatalog {
     /// gets its own directory under it, named as the registration (created 0700). Nothing is
     /// started: a failure here means the recording must not start (unknown extension, broken
     /// extension, bad setup).
-    public func registrations(for requests: [ExtensionRequest], workingDirectories: String? = nil) throws(ExtensionError) -> [HandlerRegistration] {
+    package func registrations(for requests: [ExtensionRequest], workingDirectories: String? = nil) throws(ExtensionError) -> [HandlerRegistration] {
         var seen: [String: Int] = [:]
         var result: [HandlerRegistration] = []
         for request in requests {
@@ -32,7 +32,7 @@ extension ExtensionCatalog {
     }
 
     /// The handler registration for one request.
-    public func registration(for request: ExtensionRequest) throws(ExtensionError) -> HandlerRegistration {
+    package func registration(for request: ExtensionRequest) throws(ExtensionError) -> HandlerRegistration {
         guard let entry = entry(named: request.name) else {
             let known = usableNames
             throw ExtensionError(.unknownExtension, "no extension named '\(request.name)'"
@@ -60,7 +60,7 @@ extension ExtensionCatalog {
     /// Runs the recovery hook of extension `name` on a working directory an interrupted
     /// recording left. Returns what it delivered; nil when the extension has no hook (or is
     /// not in the catalog any more). Throws the hook's error.
-    public func recover(extension name: String, workingDirectory: String) throws(BroadcastError) -> [String]? {
+    package func recover(extension name: String, workingDirectory: String) throws(BroadcastError) -> [String]? {
         guard let hook = builtins[name]?.recover else { return nil }
         return try hook(workingDirectory)
     }

@@ -1,8 +1,8 @@
 /// Why an extension cannot be used for a recording; every case is the user's to fix, so the
 /// command line reports it as a usage error (exit code 64) before recording starts.
-public struct ExtensionError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ExtensionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of problem.
-    public enum Kind: String, Sendable, Equatable {
+    package enum Kind: String, Sendable, Equatable {
         /// No extension of that name is installed.
         case unknownExtension
         /// The extension is installed but cannot load (its manifest or executable is broken).
@@ -12,15 +12,15 @@ public struct ExtensionError: Error, Sendable, Equatable, CustomStringConvertibl
         case invalidSetup
     }
     /// The kind.
-    public var kind: Kind
+    package var kind: Kind
     /// What is wrong and what to do.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -12,13 +12,13 @@ import RecordKit
 /// units of `1 / sampleRate`; the first starts at -1024 (the AAC encoder's priming delay).
 ///
 /// Threading: not thread-safe. Use one encoder from one thread at a time (a serial queue).
-public final class AudioEncoder: @unchecked Sendable {
+package final class AudioEncoder: @unchecked Sendable {
     /// The encoded stream's description, complete before the first packet (AudioSpecificConfig included).
-    public let format: EncodedFormat
+    package let format: EncodedFormat
     /// Identifies this encoder; every packet carries it as ``EncodedPacket/encoderID``.
-    public let id: String
+    package let id: String
     /// The sample type of the track this encoder encodes (`.audioApp`, `.audioMic`, `.audioMixed`).
-    public let type: SampleBufferType
+    package let type: SampleBufferType
 
     private let codec: CodecContext
     let frame: UnsafeMutablePointer<AVFrame>
@@ -35,7 +35,7 @@ public final class AudioEncoder: @unchecked Sendable {
     private var finished = false
 
     /// Opens an encoder for `settings` producing packets of sample type `type`.
-    public init(settings: AudioEncoderSettings, type: SampleBufferType, id: String) throws(MediaError) {
+    package init(settings: AudioEncoderSettings, type: SampleBufferType, id: String) throws(MediaError) {
         let isOpus = settings.codec == .opus
         guard settings.codec == .aac || isOpus else {
             throw MediaError("audio encoder \(id): \(settings.codec.rawValue) is not an audio codec (aac or opus)")
@@ -98,7 +98,7 @@ public final class AudioEncoder: @unchecked Sendable {
     /// Encodes one block of PCM (`block.payload` must be `.pcm`) and emits every packet that
     /// became ready. Blocks must come in timeline order. Each emitted sample has this encoder's
     /// ``type`` and shares the encoder's packet memory (no copy).
-    public func encode(_ block: SampleBuffer, emit: (SampleBuffer) -> Void) throws(MediaError) {
+    package func encode(_ block: SampleBuffer, emit: (SampleBuffer) -> Void) throws(MediaError) {
         guard !finished else { throw MediaError("audio encoder \(id): encode called after finish") }
         guard case .pcm(let pcm) = block.payload else {
             throw MediaError("audio encoder \(id): got a \(block.type.rawValue) sample without PCM payload")
@@ -140,7 +140,7 @@ public final class AudioEncoder: @unchecked Sendable {
 
     /// Flushes: encodes what is queued (a last, shorter frame if needed), drains the encoder and
     /// emits the remaining packets. Call once, last.
-    public func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {
+    package func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {
         guard !finished else { return }
         finished = true
         try drainResampler(emit: emit)

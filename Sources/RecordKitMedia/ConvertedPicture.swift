@@ -6,7 +6,7 @@ import CFFmpeg
 /// Converting apart from encoding frees the capture buffer after the conversion (a few ms) instead
 /// of after the encode, so a queue of converted pictures can absorb an encoder that is late for
 /// a fraction of a second without holding capture memory. Immutable once made: any thread.
-public final class ConvertedPicture: @unchecked Sendable {
+package final class ConvertedPicture: @unchecked Sendable {
     let frame: UnsafeMutablePointer<AVFrame>
 
     init(frame: UnsafeMutablePointer<AVFrame>) {

@@ -16,20 +16,20 @@ import Synchronization
 ///   half of it on its own.
 ///
 /// Threading: every member may be called from any thread.
-public enum FFmpegLog {
+package enum FFmpegLog {
     /// Installs the callback. Idempotent; cheap after the first call.
-    public static func install() { _ = installed }
+    package static func install() { _ = installed }
 
     /// Masks `secret` in every FFmpeg message from now on, until a matching ``removeSecret(_:)``
     /// (registrations are counted). Empty strings are ignored.
-    public static func addSecret(_ secret: String) {
+    package static func addSecret(_ secret: String) {
         guard !secret.isEmpty else { return }
         install()
         logState.withLock { $0.secrets[secret, default: 0] += 1 }
     }
 
     /// Undoes one ``addSecret(_:)`` of `secret`.
-    public static func removeSecret(_ secret: String) {
+    package static func removeSecret(_ secret: String) {
         logState.withLock { state in
             guard let count = state.secrets[secret] else { return }
             state.secrets[secret] = count > 1 ? count - 1 : nil
@@ -37,7 +37,7 @@ public enum FFmpegLog {
     }
 
     /// `text` with every registered secret replaced by `****`.
-    public static func mask(_ text: String) -> String {
+    package static func mask(_ text: String) -> String {
         logState.withLock { $0.masked(text) }
     }
 
@@ -45,7 +45,7 @@ public enum FFmpegLog {
     /// for ``takeCaptured()`` instead of printed, and its info and debug messages are dropped;
     /// until ``endCapture()`` on the same thread. For a thread that owns a connection and
     /// reports its failures in its own words.
-    public static func beginCapture() {
+    package static func beginCapture() {
         install()
         let thread = UInt(pthread_self())
         logState.withLock { $0.captures[thread] = $0.captures[thread] ?? "" }
@@ -53,7 +53,7 @@ public enum FFmpegLog {
 
     /// The messages the calling thread captured since the last call, one per line, oldest first;
     /// forgets them.
-    public static func takeCaptured() -> [String] {
+    package static func takeCaptured() -> [String] {
         let thread = UInt(pthread_self())
         let text: String = logState.withLock { state in
             guard let text = state.captures[thread] else { return "" }
@@ -64,7 +64,7 @@ public enum FFmpegLog {
     }
 
     /// Ends ``beginCapture()`` for the calling thread; what was not taken is dropped.
-    public static func endCapture() {
+    package static func endCapture() {
         let thread = UInt(pthread_self())
         _ = logState.withLock { $0.captures.removeValue(forKey: thread) }
     }
@@ -72,7 +72,7 @@ public enum FFmpegLog {
     /// Installs the callback and sets FFmpeg's level from `RECORDKIT_FFMPEG_LOG` (`quiet`,
     /// `error`, `warning` (the default: libx264's banner and statistics are info), `info`,
     /// `verbose`, `debug`). Idempotent; the recorder calls it.
-    public static func configureFromEnvironment() { _ = configured }
+    package static func configureFromEnvironment() { _ = configured }
 
     private static let configured: Bool = {
         install()

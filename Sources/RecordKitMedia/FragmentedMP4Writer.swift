@@ -16,17 +16,17 @@ import RecordKit
 /// since the previous one: latency is one frame.
 ///
 /// Threading: not thread-safe; one writer per thread at a time.
-public final class FragmentedMP4Writer: @unchecked Sendable {
+package final class FragmentedMP4Writer: @unchecked Sendable {
     /// One `moof` + `mdat` pair.
-    public struct Fragment: Sendable {
+    package struct Fragment: Sendable {
         /// The bytes.
-        public let bytes: [UInt8]
+        package let bytes: [UInt8]
         /// Whether its video frame is a key frame (a player may start here).
-        public let isKeyFrame: Bool
+        package let isKeyFrame: Bool
     }
 
     /// `ftyp` + `moov`: what a player needs before any fragment.
-    public private(set) var initSegment: [UInt8] = []
+    package private(set) var initSegment: [UInt8] = []
 
     private let sink = ByteSink()
     private var context: UnsafeMutablePointer<AVFormatContext>?
@@ -35,7 +35,7 @@ public final class FragmentedMP4Writer: @unchecked Sendable {
     private var wroteVideo = false
 
     /// Opens the muxer for `streams` (in track order) and writes the init segment.
-    public init(streams: [EncodedFormat]) throws(MediaError) {
+    package init(streams: [EncodedFormat]) throws(MediaError) {
         streamCount = streams.count
         guard !streams.isEmpty else { throw MediaError("fragmented MP4: no streams were given") }
         var allocated: UnsafeMutablePointer<AVFormatContext>? = nil
@@ -82,7 +82,7 @@ public final class FragmentedMP4Writer: @unchecked Sendable {
 
     /// Adds `sample` (an encoded packet) to stream `index`; after a video packet, returns the
     /// fragment that ends with it. Throws what libavformat reports.
-    public func append(_ sample: SampleBuffer, toStream index: Int, isVideo: Bool) throws(MediaError) -> Fragment? {
+    package func append(_ sample: SampleBuffer, toStream index: Int, isVideo: Bool) throws(MediaError) -> Fragment? {
         guard let context, index >= 0, index < streamCount, let stream = context.pointee.streams[index] else {
             throw MediaError("live preview: stream \(index) does not exist or the muxer is closed")
         }
@@ -115,7 +115,7 @@ public final class FragmentedMP4Writer: @unchecked Sendable {
     }
 
     /// Frees the muxer (no trailer: nothing reads past the last fragment).
-    public func close() {
+    package func close() {
         guard let context else { return }
         if let io = context.pointee.pb {
             av_free(io.pointee.buffer)

@@ -12,31 +12,31 @@ import Synchronization
 /// of the two it was. Host name resolution (`getaddrinfo`) cannot be interrupted.
 ///
 /// Threading: every member may be called from any thread.
-public final class IOInterrupt: Sendable {
+package final class IOInterrupt: Sendable {
     private let aborted = Atomic<Bool>(false)
     /// `CLOCK_MONOTONIC` nanoseconds after which I/O is interrupted; 0 for none.
     private let deadline = Atomic<UInt64>(0)
 
     /// Creates an interrupt that is neither aborted nor has a deadline.
-    public init() {}
+    package init() {}
 
     /// Interrupts every blocking call now and from now on (irreversible).
-    public func abort() { aborted.store(true, ordering: .releasing) }
+    package func abort() { aborted.store(true, ordering: .releasing) }
 
     /// Whether ``abort()`` was called.
-    public var isAborted: Bool { aborted.load(ordering: .acquiring) }
+    package var isAborted: Bool { aborted.load(ordering: .acquiring) }
 
     /// Interrupts blocking calls that are still running `seconds` from now.
-    public func setDeadline(secondsFromNow seconds: Double) {
+    package func setDeadline(secondsFromNow seconds: Double) {
         let now = MonotonicClock.nanoseconds()
         deadline.store(now + UInt64(max(0, seconds) * 1e9), ordering: .releasing)
     }
 
     /// Removes the deadline.
-    public func clearDeadline() { deadline.store(0, ordering: .releasing) }
+    package func clearDeadline() { deadline.store(0, ordering: .releasing) }
 
     /// Whether a deadline is set and has passed.
-    public var deadlinePassed: Bool {
+    package var deadlinePassed: Bool {
         let limit = deadline.load(ordering: .acquiring)
         return limit != 0 && MonotonicClock.nanoseconds() >= limit
     }

@@ -2,16 +2,16 @@ import CFFmpeg
 import RecordKit
 
 /// One chapter of a container: a title over a span of the file's timeline.
-public struct MediaChapter: Sendable, Hashable {
+package struct MediaChapter: Sendable, Hashable {
     /// The chapter's title.
-    public var title: String
+    package var title: String
     /// Where it starts, on the file's timeline.
-    public var start: MediaTime
+    package var start: MediaTime
     /// Where it ends (the next chapter's start, or the end of the file).
-    public var end: MediaTime
+    package var end: MediaTime
 
     /// Creates a chapter.
-    public init(title: String, start: MediaTime, end: MediaTime) {
+    package init(title: String, start: MediaTime, end: MediaTime) {
         self.title = title
         self.start = start
         self.end = end
@@ -23,7 +23,7 @@ extension [MediaChapter] {
     /// chapter track, which covers the file from zero (a first chapter that starts later is
     /// read back as starting at zero). So when the first chapter starts after zero, a chapter
     /// titled `title` covers the part before it.
-    public func coveringFromZero(title: String = "Start") -> [MediaChapter] {
+    package func coveringFromZero(title: String = "Start") -> [MediaChapter] {
         guard let first = self.first, first.start.nanoseconds > 0 else { return self }
         return [MediaChapter(title: title, start: .zero, end: first.start)] + self
     }

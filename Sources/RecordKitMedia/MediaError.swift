@@ -6,24 +6,24 @@ import CFFmpeg
 /// (`av_strerror`), for example `opening output /tmp/a.mp4 failed: Permission denied`.
 /// ``reason`` holds that explanation alone, so callers can phrase their own message around it
 /// (`writing /tmp/a.mp4 failed: No space left on device`).
-public struct MediaError: Error, Sendable, CustomStringConvertible {
+package struct MediaError: Error, Sendable, CustomStringConvertible {
     /// What failed, with what input, and why.
-    public var message: String
+    package var message: String
     /// FFmpeg's or the system's explanation of the failure (`No space left on device`), when the
     /// failure came from an FFmpeg or system call; nil for errors the media layer detected itself.
-    public var reason: String?
+    package var reason: String?
     /// The FFmpeg error code (a negative `AVERROR` value; `-errno` for system errors), or nil.
-    public var code: Int32?
+    package var code: Int32?
 
     /// Creates an error with a complete message and no FFmpeg code.
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
         self.reason = nil
         self.code = nil
     }
 
     /// Creates an error for a failed FFmpeg call: `"<what> failed: <av_strerror(code)>"`.
-    public init(_ what: String, code: Int32) {
+    package init(_ what: String, code: Int32) {
         let text = MediaError.describe(code)
         self.message = "\(what) failed: \(text)"
         self.reason = text
@@ -31,7 +31,7 @@ public struct MediaError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 
     /// FFmpeg's text for an error code (`av_strerror`).
     static func describe(_ code: Int32) -> String {

@@ -12,7 +12,7 @@ import RecordKit
 /// libavformat lets go of the packet, which for interleaving may be after `write` returned).
 ///
 /// Threading: not thread-safe. Use one muxer from one thread at a time.
-public final class Muxer: @unchecked Sendable {
+package final class Muxer: @unchecked Sendable {
     private enum State { case open, closed }
 
     private var context: UnsafeMutablePointer<AVFormatContext>?
@@ -37,7 +37,7 @@ public final class Muxer: @unchecked Sendable {
     ///     `avformat_write_header`). An option neither knows is an error.
     ///
     /// On failure everything is closed, and a file this call created is removed.
-    public init(url: String, container: String, streams: [EncodedFormat], chapters: [MediaChapter] = [],
+    package init(url: String, container: String, streams: [EncodedFormat], chapters: [MediaChapter] = [],
                 options: [String: String] = [:]) throws(MediaError) {
         self.url = url
         self.timescales = streams.map(\.timescale)
@@ -104,7 +104,7 @@ public final class Muxer: @unchecked Sendable {
     /// publish). `name` is what messages call the output (pass a masked form of a URL that
     /// holds a secret). `options` go to the muxer (`flvflags`, `flush_packets`, …); an option it
     /// does not know is an error. Otherwise as ``init(url:container:streams:options:)``.
-    public init(output: NetworkOutput, name: String, container: String, streams: [EncodedFormat],
+    package init(output: NetworkOutput, name: String, container: String, streams: [EncodedFormat],
                 options: [String: String] = [:]) throws(MediaError) {
         self.url = name
         self.timescales = streams.map(\.timescale)
@@ -151,7 +151,7 @@ public final class Muxer: @unchecked Sendable {
 
     /// Bytes written so far (the output's position, buffered bytes included); after
     /// ``finish()`` or ``abort()``, the final size.
-    public var bytesWritten: Int64 {
+    package var bytesWritten: Int64 {
         guard state == .open, let pb = context?.pointee.pb else { return lastPosition }
         return avio_tell(pb)
     }
@@ -162,7 +162,7 @@ public final class Muxer: @unchecked Sendable {
     /// sample's timescales to the stream's time base; the duration likewise. A write error
     /// (for example `No space left on device`) is thrown as is; the muxer should then be
     /// finished or aborted.
-    public func write(_ sample: SampleBuffer, toStream index: Int) throws(MediaError) {
+    package func write(_ sample: SampleBuffer, toStream index: Int) throws(MediaError) {
         guard state == .open, let context else { throw MediaError("writing to \(url) failed: the muxer is closed") }
         guard index >= 0, index < streamCount else {
             throw MediaError("writing to \(url) failed: stream \(index) does not exist (\(streamCount) streams)")
@@ -202,7 +202,7 @@ public final class Muxer: @unchecked Sendable {
     /// are on the output, not in memory; muxers that cannot flush ignore it), and flushes the
     /// I/O buffer. Packets written later may have earlier decode times than packets of other
     /// streams flushed here (each stream stays in decode order). Throws what libavformat reports.
-    public func flushBuffered() throws(MediaError) {
+    package func flushBuffered() throws(MediaError) {
         guard state == .open, let context else { throw MediaError("flushing \(url) failed: the muxer is closed") }
         let queued = av_interleaved_write_frame(context, nil)
         if queued < 0 { throw MediaError("flushing \(url) (interleaving queue)", code: queued) }
@@ -213,14 +213,14 @@ public final class Muxer: @unchecked Sendable {
 
     /// Adds chapters before ``finish()``: Matroska writes them with its trailer (the output must
     /// be seekable); MP4 lists them (`chpl`) in its index only if it is not fragmented.
-    public func addChapters(_ chapters: [MediaChapter]) throws(MediaError) {
+    package func addChapters(_ chapters: [MediaChapter]) throws(MediaError) {
         guard state == .open, let context else { throw MediaError("adding chapters to \(url) failed: the muxer is closed") }
         try ChapterTable.append(chapters, to: context)
     }
 
     /// Writes what is still queued and the trailer (MP4 index, Matroska cues), then closes the
     /// output. Idempotent: later calls do nothing. The output is closed even when this throws.
-    public func finish() throws(MediaError) {
+    package func finish() throws(MediaError) {
         guard state == .open, let context else { return }
         let trailer = av_write_trailer(context)
         var flushError: Int32 = 0
@@ -237,7 +237,7 @@ public final class Muxer: @unchecked Sendable {
 
     /// Closes the output without a trailer and drops queued packets: for a discarded recording
     /// or after a fatal error. What was already written stays. Idempotent.
-    public func abort() {
+    package func abort() {
         guard state == .open else { return }
         if let pb = context?.pointee.pb { lastPosition = avio_tell(pb) }
         _ = close()

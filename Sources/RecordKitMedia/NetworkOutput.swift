@@ -17,9 +17,9 @@ import Glibc
 /// the caller chooses (for a URL with a stream key, a masked form of it).
 ///
 /// Threading: not thread-safe; use one output from one thread (its interrupt excepted).
-public final class NetworkOutput: @unchecked Sendable {
+package final class NetworkOutput: @unchecked Sendable {
     /// What messages call this output.
-    public let name: String
+    package let name: String
     /// The I/O context; the muxer writes into it. Nil once closed.
     private(set) var context: UnsafeMutablePointer<AVIOContext>?
     private let interrupt: IOInterrupt
@@ -37,7 +37,7 @@ public final class NetworkOutput: @unchecked Sendable {
     /// - Throws: ``MediaError`` whose ``MediaError/code`` is FFmpeg's (`AVERROR(ECONNREFUSED)`,
     ///   `AVERROR(EIO)` when the server closed the connection during the handshake,
     ///   `AVERROR_EXIT` when the interrupt fired) and whose message names `name`, never `url`.
-    public init(url: String, name: String, options: [String: String] = [:], interrupt: IOInterrupt) throws(MediaError) {
+    package init(url: String, name: String, options: [String: String] = [:], interrupt: IOInterrupt) throws(MediaError) {
         self.name = name
         self.interrupt = interrupt
         let dictionary = OptionDictionary(options)
@@ -62,14 +62,14 @@ public final class NetworkOutput: @unchecked Sendable {
 
     /// Bytes written into the connection so far (what the muxer handed over; with the muxer's
     /// `flush_packets` that is what was sent); after ``close()``, the final count.
-    public var bytesWritten: Int64 {
+    package var bytesWritten: Int64 {
         guard let context else { return finalPosition }
         return avio_tell(context)
     }
 
     /// Flushes and closes the connection (for RTMP: unpublishes). Bounded by the interrupt.
     /// Idempotent; throws the first error flushing or closing met.
-    public func close() throws(MediaError) {
+    package func close() throws(MediaError) {
         guard let context else { return }
         avio_flush(context)
         let flushError = context.pointee.error
@@ -86,7 +86,7 @@ public final class NetworkOutput: @unchecked Sendable {
 
     /// Whether libavformat can write to URLs of `scheme` (`"rtmp"`, `"rtmps"`: the latter only
     /// in builds with TLS).
-    public static func supportsOutputProtocol(_ scheme: String) -> Bool {
+    package static func supportsOutputProtocol(_ scheme: String) -> Bool {
         var opaque: UnsafeMutableRawPointer? = nil
         while let name = avio_enum_protocols(&opaque, 1) {
             if String(cString: name) == scheme { return true }
@@ -98,10 +98,10 @@ public final class NetworkOutput: @unchecked Sendable {
 extension MediaError {
     /// Whether FFmpeg reported the end of the stream (`AVERROR_EOF`): for a connection, the peer
     /// closed it.
-    public var isEndOfFile: Bool { code == shim_averror_eof() }
+    package var isEndOfFile: Bool { code == shim_averror_eof() }
 
     /// Whether a blocking call was cut short by its ``IOInterrupt`` (`AVERROR_EXIT`).
-    public var isInterrupted: Bool { code == MediaError.exitCode }
+    package var isInterrupted: Bool { code == MediaError.exitCode }
 
     /// `AVERROR_EXIT`, `FFERRTAG('E','X','I','T')` (a macro Swift cannot import).
     private static let exitCode: Int32 = -Int32(bitPattern: UInt32(UInt8(ascii: "E")) | UInt32(UInt8(ascii: "X")) << 8

@@ -3,7 +3,7 @@ import Glibc
 
 /// Copies every audio and video stream of one file into another container without
 /// re-encoding, for example to turn a fragmented MP4 into a plain one with `moov` first.
-public enum Remuxer {
+package enum Remuxer {
     /// Stream-copies `input` into `output` (a path), written as `container` (`"mp4"`,
     /// `"matroska"`, …) with muxer `options` (for MP4, `["movflags": "+faststart"]` puts the
     /// index before the media). Timestamps are kept. Reads the input once and, with faststart,
@@ -13,7 +13,7 @@ public enum Remuxer {
     /// input's own chapters when `chapters` is empty.
     ///
     /// On failure the partial output is removed and the input is left untouched.
-    public static func remux(from input: String, to output: String, container: String, options: [String: String],
+    package static func remux(from input: String, to output: String, container: String, options: [String: String],
                              chapters: [MediaChapter] = []) throws(MediaError) {
         var source: UnsafeMutablePointer<AVFormatContext>? = nil
         let opened = avformat_open_input(&source, input, nil, nil)

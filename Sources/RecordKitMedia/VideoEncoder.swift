@@ -14,13 +14,13 @@ import RecordKit
 ///
 /// Threading: not thread-safe. Use one encoder from one thread at a time (a serial queue);
 /// the packets it emits are immutable and may go anywhere.
-public final class VideoEncoder: @unchecked Sendable {
+package final class VideoEncoder: @unchecked Sendable {
     /// The encoded stream's description, complete before the first packet (global header included).
-    public let format: EncodedFormat
+    package let format: EncodedFormat
     /// Identifies this encoder; every packet carries it as ``EncodedPacket/encoderID``.
-    public let id: String
+    package let id: String
     /// The libavcodec encoder's name ("libx264").
-    public let encoderName: String
+    package let encoderName: String
 
     /// The open codec; nil only inside ``restart(emit:)``, between freeing the old one and
     /// opening the fresh one (so the two never hold their memory at once).
@@ -65,7 +65,7 @@ public final class VideoEncoder: @unchecked Sendable {
     /// by time in every mode (``VideoEncoderSettings/keyFrameIntervalSeconds``), not frame count.
     /// Otherwise x264 keeps its preset's look-ahead and B-frames but runs the look-ahead without a
     /// thread of its own (`sync-lookahead=0`): the same stream, 4 frames (at veryfast) sooner.
-    public init(settings: VideoEncoderSettings, inputWidth: Int, inputHeight: Int, frameRate: Int, id: String,
+    package init(settings: VideoEncoderSettings, inputWidth: Int, inputHeight: Int, frameRate: Int, id: String,
                 lowDelay: Bool = false) throws(MediaError) {
         guard inputWidth >= 2, inputHeight >= 2 else {
             throw MediaError("video encoder \(id): input size \(inputWidth)x\(inputHeight) is too small")
@@ -196,7 +196,7 @@ public final class VideoEncoder: @unchecked Sendable {
     /// The size may change between calls (a resized window); the picture is then scaled to the
     /// output size. `pts` must increase strictly from call to call. Each emitted sample is a
     /// `.video` ``SampleBuffer`` whose payload shares the encoder's packet memory (no copy).
-    public func encode(bgr0 pixels: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int, pts: Int64,
+    package func encode(bgr0 pixels: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int, pts: Int64,
                        emit: (SampleBuffer) -> Void) throws(MediaError) {
         guard width >= 2, height >= 2, bytesPerRow >= width * 4 else {
             throw MediaError("video encoder \(id): frame \(width)x\(height) with \(bytesPerRow) bytes per row is not valid BGR0")
@@ -220,7 +220,7 @@ public final class VideoEncoder: @unchecked Sendable {
     /// without encoding it. Thread: one caller at a time, but may run concurrently with
     /// ``encode(_:pts:emit:)`` (the converter and the codec are separate). `pixels` is only read
     /// during the call.
-    public func convert(bgr0 pixels: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int) throws(MediaError) -> ConvertedPicture {
+    package func convert(bgr0 pixels: UnsafeRawPointer, bytesPerRow: Int, width: Int, height: Int) throws(MediaError) -> ConvertedPicture {
         guard width >= 2, height >= 2, bytesPerRow >= width * 4 else {
             throw MediaError("video encoder \(id): frame \(width)x\(height) with \(bytesPerRow) bytes per row is not valid BGR0")
         }
@@ -253,7 +253,7 @@ public final class VideoEncoder: @unchecked Sendable {
     ///
     /// `keyFrame`: code the picture as a key frame now, whether or not one is due (key frames by
     /// time count from it).
-    public func encode(_ picture: ConvertedPicture, pts: Int64, asReference: Bool = false, keyFrame: Bool = false,
+    package func encode(_ picture: ConvertedPicture, pts: Int64, asReference: Bool = false, keyFrame: Bool = false,
                        emit: (SampleBuffer) -> Void) throws(MediaError) {
         picture.frame.pointee.pts = pts
         markKeyFrameByTime(picture.frame, pts: pts, force: keyFrame)
@@ -276,7 +276,7 @@ public final class VideoEncoder: @unchecked Sendable {
     /// held behind the old look-ahead. Key frames keep coming by time across the restart.
     /// Throws when the fresh encoder's global header differs from ``format``'s (a stream cannot
     /// change it midway).
-    public func restart(emit: (SampleBuffer) -> Void) throws(MediaError) {
+    package func restart(emit: (SampleBuffer) -> Void) throws(MediaError) {
         try finish(emit: emit)
         openCodec = nil  // x264's frames and look-ahead go before the fresh one allocates its own
         let (fresh, record, _) = try Self.openCodec(settings: settings, width: outputWidth, height: outputHeight,
@@ -288,14 +288,14 @@ public final class VideoEncoder: @unchecked Sendable {
     }
 
     /// Frames the decoder must hold back to reorder (`has_b_frames`: 2 for x264 with a B-pyramid).
-    public var reorderDelay: Int { Int(openCodec?.pointer.pointee.has_b_frames ?? 0) }
+    package var reorderDelay: Int { Int(openCodec?.pointer.pointee.has_b_frames ?? 0) }
 
     /// Whether a key frame is due at `pts` (key frames come by time): the next frame encoded at
     /// `pts` would be one.
-    public func isKeyFrameDue(at pts: Int64) -> Bool { pts - lastKeyPts >= keyFrameInterval }
+    package func isKeyFrameDue(at pts: Int64) -> Bool { pts - lastKeyPts >= keyFrameInterval }
 
     /// Flushes the encoder: emits the packets of frames still in its lookahead. Call once, last.
-    public func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {
+    package func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {
         try codec.encode(nil, what: "video encoder \(id): flushing") { packet in
             emit(sample(from: packet))
         }

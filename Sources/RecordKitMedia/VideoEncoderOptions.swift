@@ -15,18 +15,18 @@ import RecordKit
 ///   target with the same maxrate.
 /// * any other encoder (`h264_vaapi`, `h264_nvenc`, …): the bitrate only; a CRF is an error, as
 ///   these encoders have no such option.
-public struct VideoEncoderOptions: Sendable {
+package struct VideoEncoderOptions: Sendable {
     /// The dictionary for `avcodec_open2`.
-    public var options: [String: String]
+    package var options: [String: String]
     /// The target bitrate in bit/s to set on the context (bit_rate = rc_max_rate, one-second buffer), or nil.
-    public let bitRate: Int?
+    package let bitRate: Int?
     /// For messages: "preset veryfast, crf 23".
-    public let description: String
+    package let description: String
 
     static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
 
     /// Builds the options; throws a message naming the bad value and the accepted ones.
-    public init(settings: VideoEncoderSettings, encoderName: String, id: String) throws(MediaError) {
+    package init(settings: VideoEncoderSettings, encoderName: String, id: String) throws(MediaError) {
         var options: [String: String] = [:]
         var bitRate: Int?
         var parts: [String] = [encoderName]
@@ -82,7 +82,7 @@ public struct VideoEncoderOptions: Sendable {
 
     /// The codec a libavcodec encoder produces, or nil when FFmpeg has no such video encoder (or
     /// it produces a codec RecordKit does not mux).
-    public static func codec(ofEncoder name: String) -> Codec? {
+    package static func codec(ofEncoder name: String) -> Codec? {
         guard let encoder = avcodec_find_encoder_by_name(name), encoder.pointee.type == AVMEDIA_TYPE_VIDEO else { return nil }
         switch encoder.pointee.id {
         case AV_CODEC_ID_H264: return .h264
@@ -93,7 +93,7 @@ public struct VideoEncoderOptions: Sendable {
     }
 
     /// Whether `name` is a hardware encoder (VAAPI, NVENC, QSV, V4L2, OMX, AMF, VideoToolbox).
-    public static func isHardware(_ name: String) -> Bool {
+    package static func isHardware(_ name: String) -> Bool {
         ["_vaapi", "_nvenc", "_qsv", "_v4l2m2m", "_omx", "_amf", "_videotoolbox", "_mf"].contains { name.hasSuffix($0) }
     }
 

@@ -8,22 +8,22 @@ import Synchronization
 /// The socket lives in a directory private to the user (0700) and is itself 0600; every peer's
 /// uid is checked with `SO_PEERCRED` before a byte is read. Malformed, oversized and unknown
 /// requests get an error reply and the connection (and the service) stay up.
-public final class ControlServer: Sendable {
+package final class ControlServer: Sendable {
     /// Answers one request. `connection` lets a handler keep streaming (the `events` command).
-    public typealias RequestHandler = @Sendable (ControlRequest, LineConnection) -> ControlReply?
+    package typealias RequestHandler = @Sendable (ControlRequest, LineConnection) -> ControlReply?
 
     private let paths: ServicePaths
     private let handle: RequestHandler
     private let listenFD = Atomic<Int32>(-1)
 
     /// Creates a server for `paths`; `handle` answers requests (on the connection's thread).
-    public init(paths: ServicePaths, handle: @escaping RequestHandler) {
+    package init(paths: ServicePaths, handle: @escaping RequestHandler) {
         self.paths = paths
         self.handle = handle
     }
 
     /// Binds the socket. Fails when another service already answers on it.
-    public func bind() throws(ControlError) {
+    package func bind() throws(ControlError) {
         try paths.preparePrivateRuntimeDirectory()
         let path = paths.socketPath
         // A live service answers a connect; a stale socket file from a killed one does not.
@@ -41,7 +41,7 @@ public final class ControlServer: Sendable {
     }
 
     /// Accepts clients until ``stop()``; blocks the calling thread.
-    public func serve() {
+    package func serve() {
         while true {
             let lfd = listenFD.load(ordering: .acquiring)
             if lfd < 0 { return }
@@ -57,7 +57,7 @@ public final class ControlServer: Sendable {
     }
 
     /// Stops accepting and removes the socket file.
-    public func stop() {
+    package func stop() {
         let fd = listenFD.exchange(-1, ordering: .acquiringAndReleasing)
         if fd >= 0 {
             shutdown(fd, Int32(SHUT_RDWR))

@@ -2,36 +2,36 @@ import Foundation
 import RecordKitExtensions
 
 /// One extension of the catalog as `recordctl extensions` shows it (text, or JSON).
-public struct ExtensionListing: Encodable, Sendable {
+package struct ExtensionListing: Encodable, Sendable {
     /// Its name, as `--extension` takes it.
-    public var name: String
+    package var name: String
     /// Its version, when its manifest could be read.
-    public var version: String?
+    package var version: String?
     /// "built-in", "user directory" or "extensions directory".
-    public var origin: String
+    package var origin: String
     /// Its directory (nil for built-ins).
-    public var directory: String?
+    package var directory: String?
     /// Whether it can be used.
-    public var usable: Bool
+    package var usable: Bool
     /// Why it cannot load, when it cannot.
-    public var error: String?
+    package var error: String?
     /// What it wants: `raw bgr0 video`, `h264 video, app audio as aac`, ….
-    public var input: String?
+    package var input: String?
     /// Its setup keys and their types.
-    public var setup: [String: String]?
+    package var setup: [String: String]?
     /// The listing as a few indented lines.
-    public let text: String
+    package let text: String
 
     private enum CodingKeys: String, CodingKey { case name, version, origin, directory, usable, error, input, setup }
 
     /// Every extension the recorder can use: `builtins` (those the executable links), then those
     /// in `extensionsDirectories` and in the user's directory (``userDirectory``).
-    public static func all(builtins: [BuiltinExtension], extensionsDirectories: [String]) -> [ExtensionListing] {
+    package static func all(builtins: [BuiltinExtension], extensionsDirectories: [String]) -> [ExtensionListing] {
         ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: extensionsDirectories).entries.map(ExtensionListing.init)
     }
 
     /// Where the user's extensions go: `$XDG_DATA_HOME/recordkit/extensions`.
-    public static var userDirectory: String { ExtensionCatalog.userDirectory() }
+    package static var userDirectory: String { ExtensionCatalog.userDirectory() }
 
     init(_ entry: CatalogEntry) {
         name = entry.name

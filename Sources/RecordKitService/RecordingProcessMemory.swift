@@ -27,14 +27,14 @@ import Dispatch
 ///
 /// A library embedding the recorder keeps its host's policy: only the recording executables call
 /// this, first thing.
-public enum RecordingProcessMemory {
+package enum RecordingProcessMemory {
     /// The timer of ``returnFreedMemoryPeriodically()``; set once, from the main thread, at start.
     nonisolated(unsafe) private static var trimTimer: DispatchSourceTimer?
 
     /// Allows at most 4 malloc arenas (glibc's default is 8 per core) and starts a timer that
     /// gives every arena's free pages back to the kernel every `seconds` seconds (malloc_trim,
     /// on a utility queue; a few milliseconds each). Call once, first thing, before threads start.
-    public static func returnFreedMemoryPeriodically(every seconds: Int = 30) {
+    package static func returnFreedMemoryPeriodically(every seconds: Int = 30) {
         _ = cshim_limit_malloc_arenas(4)
         guard trimTimer == nil else { return }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "recordkit.malloc-trim", qos: .utility))
@@ -47,7 +47,7 @@ public enum RecordingProcessMemory {
     /// Opts this process and its children out of transparent huge pages; returns false (and
     /// changes nothing) where the kernel does not support it.
     @discardableResult
-    public static func disableTransparentHugePages() -> Bool {
+    package static func disableTransparentHugePages() -> Bool {
         cshim_disable_transparent_huge_pages() == 0
     }
 }

@@ -8,7 +8,7 @@ extension RecordingService {
     /// only the one service process of the user runs them. Failing to start is logged, never fatal.
     /// `hooks`/`hookTimeout`: the config file's `[hooks] on-saved`, run (kind `upload`) when an
     /// upload that belongs to no recording of this service's life completes.
-    public func startUploads(hooks: [String] = [], hookTimeout: Double? = nil, log: @escaping @Sendable (String) -> Void) {
+    package func startUploads(hooks: [String] = [], hookTimeout: Double? = nil, log: @escaping @Sendable (String) -> Void) {
         uploadHooks.withLock { $0[""] = makeUploadHooks(commands: hooks, timeout: hookTimeout, recordingId: "") }
         let env = ProcessInfo.processInfo.environment
         let attempts = env["RECORDKIT_UPLOAD_ATTEMPTS"].flatMap(Int.init).map { max(1, $0) } ?? RetryPolicy().maxAttempts
@@ -32,7 +32,7 @@ extension RecordingService {
     }
 
     /// Stops the upload thread after its current piece (SIGTERM): the uploads resume at the next start.
-    public func stopUploads() { uploadQueue.withLock { $0 }?.stop() }
+    package func stopUploads() { uploadQueue.withLock { $0 }?.stop() }
 
     /// `upload`, `uploads`, `upload-pause|resume|cancel`.
     func handleUpload(_ command: ControlCommand, _ options: CommandOptions) throws(ControlError) -> ControlResult {

@@ -15,7 +15,7 @@ import Synchronization
 /// serialized by the lifecycle's lock; `status` and `events` never wait for them, and nothing a
 /// client does (reading slowly, or never) can block a command: events go through each
 /// subscriber's own bounded queue (``EventSubscriber``).
-public final class RecordingService: Sendable {
+package final class RecordingService: Sendable {
     private let paths: ServicePaths
     let lifecycle: SessionLifecycle
     let events = EventHub()
@@ -32,7 +32,7 @@ public final class RecordingService: Sendable {
     /// Creates the service. Every handler, built-in or not, comes by name from the catalog made
     /// of `builtins` (what the executable links) and the extension directories. `onShutdown`
     /// runs after a `shutdown` request was answered.
-    public init(paths: ServicePaths, builtins: [BuiltinExtension], onShutdown: @escaping @Sendable () -> Void) {
+    package init(paths: ServicePaths, builtins: [BuiltinExtension], onShutdown: @escaping @Sendable () -> Void) {
         self.paths = paths
         let store = SessionStore(root: paths.sessionsDirectory)
         self.lifecycle = SessionLifecycle(store: store, builtins: builtins, events: events)
@@ -44,7 +44,7 @@ public final class RecordingService: Sendable {
 
     /// Answers one request (called on the connection's thread); nil when the reply was already
     /// sent (an `events` subscription acknowledges on its own queue).
-    public func handle(_ request: ControlRequest, connection: LineConnection) -> ControlReply? {
+    package func handle(_ request: ControlRequest, connection: LineConnection) -> ControlReply? {
         let id = request.id
         do throws(ControlError) {
             switch request.cmd {
@@ -110,7 +110,7 @@ public final class RecordingService: Sendable {
     // MARK: Status
 
     /// The status report.
-    public func status() -> ServiceStatus {
+    package func status() -> ServiceStatus {
         let (active, last) = lifecycle.snapshot
         var recording: ServiceStatus.Recording?
         if let active {
@@ -127,10 +127,10 @@ public final class RecordingService: Sendable {
 
     /// Hands every session directory an earlier service left to the extensions that wrote it
     /// (their recovery hooks); reports each result in status and as an event.
-    public func recoverInterruptedSessions() { recovery.recoverInterruptedSessions() }
+    package func recoverInterruptedSessions() { recovery.recoverInterruptedSessions() }
 
     /// Stops a recording in progress (on SIGTERM), finalizing its files.
-    public func stopForShutdown() { lifecycle.stopForShutdown() }
+    package func stopForShutdown() { lifecycle.stopForShutdown() }
 
     /// Now, as the journal and events write times (ISO 8601).
     static func now() -> String { ISO8601DateFormatter().string(from: Date()) }

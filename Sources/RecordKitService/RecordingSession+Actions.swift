@@ -6,7 +6,7 @@ extension RecordingSession {
     /// Performs the handler action `action` (``BroadcastActionHandler``) on every handler that
     /// declares it and returns the first success, or the first failure as a protocol error
     /// (`invalid_state` when no handler performs it). Blocks until the handlers answered.
-    public func perform(action: String, arguments: [String: String], timeout: Double = 60) throws(ControlError) -> (handler: String, result: [String: String]) {
+    package func perform(action: String, arguments: [String: String], timeout: Double = 60) throws(ControlError) -> (handler: String, result: [String: String]) {
         let answers: [HandlerActionResult]
         do throws(RecorderError) { answers = try recorder.perform(action: action, arguments: arguments, timeout: timeout) } catch {
             throw error.controlError
@@ -34,7 +34,7 @@ extension RecordingSession {
 extension RecordingSession {
     /// Adds a marker titled `title` at the current broadcast time (see ``Recorder/mark(title:applicationInfo:)``);
     /// returns its time in seconds.
-    public func mark(title: String) throws(ControlError) -> Double {
+    package func mark(title: String) throws(ControlError) -> Double {
         do throws(RecorderError) { return try recorder.mark(title: title).time.seconds } catch { throw error.controlError }
     }
 }
@@ -45,7 +45,7 @@ extension RecordingSession {
     /// the whole buffer) to an MP4 at `url` (an absolute path; nil: a timestamped name in the
     /// videos directory) and returns its path once written. Blocks the caller (about a second),
     /// never the recording. Throws `invalid_state` without a replay buffer.
-    public func exportClip(to url: String?, duration: Double?) throws(ControlError) -> String {
+    package func exportClip(to url: String?, duration: Double?) throws(ControlError) -> String {
         var arguments: [String: String] = [:]
         if let url { arguments["path"] = url }
         if let duration { arguments["seconds"] = String(duration) }
@@ -61,7 +61,7 @@ extension RecordingSession {
     /// buffers already. The recording must have been started with a replay buffer
     /// (`StartArguments.replayBuffer`; a running recording cannot gain one). Blocks until the
     /// buffer answered (milliseconds). Throws `invalid_state` without a replay buffer.
-    public func startClipBuffering() throws(ControlError) {
+    package func startClipBuffering() throws(ControlError) {
         _ = try clipBufferingAction("start-buffering")
     }
 
@@ -69,7 +69,7 @@ extension RecordingSession {
     /// keeps nothing more until ``startClipBuffering()``; ``exportClip(to:duration:)`` fails
     /// meanwhile. The recording itself (a file, a stream) goes on untouched. Throws
     /// `invalid_state` without a replay buffer.
-    public func stopClipBuffering() throws(ControlError) {
+    package func stopClipBuffering() throws(ControlError) {
         _ = try clipBufferingAction("stop-buffering")
     }
 
@@ -78,7 +78,7 @@ extension RecordingSession {
     /// memory and writes no file, with `arguments`' capture settings. Stop it with
     /// ``stop(reason:)`` (nothing is written); export with ``exportClip(to:duration:)``.
     /// `builtins` must hold the `replay-buffer` extension.
-    public static func startClipBuffering(seconds: Double = 15, arguments: StartArguments = StartArguments(),
+    package static func startClipBuffering(seconds: Double = 15, arguments: StartArguments = StartArguments(),
                                           builtins: [BuiltinExtension]) throws(ControlError) -> RecordingSession {
         var arguments = arguments
         arguments.noFile = true

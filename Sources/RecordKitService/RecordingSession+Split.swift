@@ -6,7 +6,7 @@ extension RecordingSession {
     /// or repeated between them. Blocks until the closed part is finalized (a few seconds at
     /// most for an hour of video; `timeout` seconds at most) and returns its path and its
     /// length in seconds. Throws `invalid_state` when the recording writes no file.
-    public func splitFile(timeout: Double = 120) throws(ControlError) -> (path: String, seconds: Double?) {
+    package func splitFile(timeout: Double = 120) throws(ControlError) -> (path: String, seconds: Double?) {
         let answer: (handler: String, result: [String: String])
         do throws(ControlError) {
             answer = try perform(action: "split", arguments: [:], timeout: timeout)

@@ -3,15 +3,15 @@ import RecordKitExtensions
 import RecordKitPipeline
 
 /// The recorder's lifecycle state, as the service and the command line name it.
-public typealias RecordingState = RecorderState
+package typealias RecordingState = RecorderState
 /// A snapshot of a recording.
-public typealias RecordingStatus = RecorderStatus
+package typealias RecordingStatus = RecorderStatus
 /// One lifecycle event of a recording.
-public typealias RecordingEvent = RecorderEvent
+package typealias RecordingEvent = RecorderEvent
 /// A snapshot of one handler.
-public typealias HandlerReport = HandlerSnapshot
+package typealias HandlerReport = HandlerSnapshot
 /// Why a recording could not start or failed.
-public typealias RecordingError = RecorderError
+package typealias RecordingError = RecorderError
 
 /// One recording described by ``StartArguments``, built the same way for `recordd` and for
 /// `recordctl record`: the capture configuration from the arguments, and every handler (the
@@ -19,10 +19,10 @@ public typealias RecordingError = RecorderError
 /// catalog, so neither the service nor the command line knows a concrete handler.
 ///
 /// Threading: as ``Recorder``: any thread; lifecycle calls are serialized by the recorder.
-public final class RecordingSession: Sendable {
+package final class RecordingSession: Sendable {
     let recorder: Recorder
     /// The handlers, as the journal records them: registration name, extension name, working directory.
-    public let handlers: [SessionJournal.Handler]
+    package let handlers: [SessionJournal.Handler]
 
     /// Builds the recording; nothing runs before ``start()``. Handlers come by name from the
     /// catalog made of `builtins` (the extensions the executable links: the service links none)
@@ -30,7 +30,7 @@ public final class RecordingSession: Sendable {
     /// its own under it (`<dir>/<handler>`), which a later recovery hands back to its extension.
     /// Throws `bad_argument` for malformed arguments, an unknown or broken extension, or a bad
     /// setup value.
-    public init(arguments: StartArguments, builtins: [BuiltinExtension], workingDirectory: String? = nil,
+    package init(arguments: StartArguments, builtins: [BuiltinExtension], workingDirectory: String? = nil,
                 onEvent: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) throws(ControlError) {
         let configuration = try arguments.recordingConfiguration()
         let requests = arguments.extensionRequests()
@@ -51,34 +51,34 @@ public final class RecordingSession: Sendable {
     }
 
     /// Starts recording (see ``Recorder/start()``); returns once capture runs.
-    public func start() throws(ControlError) {
+    package func start() throws(ControlError) {
         do throws(RecorderError) { try recorder.start() } catch { throw error.controlError }
     }
 
     /// Blocks until the first frame was captured (or `timeout` seconds passed); true if it was.
-    public func waitForFirstFrame(timeout: Double) -> Bool { recorder.waitForFirstFrame(timeout: timeout) }
+    package func waitForFirstFrame(timeout: Double) -> Bool { recorder.waitForFirstFrame(timeout: timeout) }
 
     /// Pauses at the user's request.
-    public func pause() throws(ControlError) {
+    package func pause() throws(ControlError) {
         do throws(RecorderError) { try recorder.pause(reason: "user") } catch { throw error.controlError }
     }
 
     /// Resumes; refused while the background holds the pause.
-    public func resume() throws(ControlError) {
+    package func resume() throws(ControlError) {
         do throws(RecorderError) { try recorder.resume(reason: "user") } catch { throw error.controlError }
     }
 
     /// Stops and finalizes every handler; returns their reports.
     @discardableResult
-    public func stop(reason: String = "user") -> [HandlerReport] { recorder.stop(reason: reason) }
+    package func stop(reason: String = "user") -> [HandlerReport] { recorder.stop(reason: reason) }
 
     /// Stops and deletes everything the handlers wrote; returns their reports.
     @discardableResult
-    public func discard() -> [HandlerReport] { recorder.discard(reason: "user") }
+    package func discard() -> [HandlerReport] { recorder.discard(reason: "user") }
 
     /// The current state.
-    public var state: RecordingState { recorder.state }
+    package var state: RecordingState { recorder.state }
 
     /// A snapshot (never waits for a lifecycle change).
-    public var status: RecordingStatus { recorder.status }
+    package var status: RecordingStatus { recorder.status }
 }

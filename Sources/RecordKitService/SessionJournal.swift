@@ -3,18 +3,18 @@ import Foundation
 /// The small journal every recording keeps in its session directory, rewritten atomically on
 /// each state change, so a service that was killed can tell what was going on and whom to ask
 /// to recover what.
-public struct SessionJournal: Codable, Sendable, Equatable {
+package struct SessionJournal: Codable, Sendable, Equatable {
     /// One handler of the recording.
-    public struct Handler: Codable, Sendable, Equatable {
+    package struct Handler: Codable, Sendable, Equatable {
         /// Its registration name ("file", "rtmp-1", …).
-        public var name: String
+        package var name: String
         /// The extension it came from, whose recovery hook gets its directory after a crash.
-        public var `extension`: String
+        package var `extension`: String
         /// Its working directory, if it has one.
-        public var directory: String?
+        package var directory: String?
 
         /// Describes a handler.
-        public init(name: String, extension: String, directory: String?) {
+        package init(name: String, extension: String, directory: String?) {
             self.name = name
             self.extension = `extension`
             self.directory = directory
@@ -22,13 +22,13 @@ public struct SessionJournal: Codable, Sendable, Equatable {
     }
 
     /// The recording's id.
-    public var id: String
+    package var id: String
     /// The lifecycle state last reached.
-    public var state: String
+    package var state: String
     /// When the recording started (ISO 8601).
-    public var startedAt: String
+    package var startedAt: String
     /// The pid of the service that owns it.
-    public var pid: Int32
+    package var pid: Int32
     /// Its handlers.
-    public var handlers: [Handler]
+    package var handlers: [Handler]
 }

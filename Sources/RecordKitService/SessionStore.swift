@@ -5,19 +5,19 @@ import RecordKitSupport
 /// The session directories under `$XDG_STATE_HOME/recordkit/sessions/`: one per recording, with
 /// its journal and the file being written. Stop moves the result out and removes the directory;
 /// discard removes it; a directory left behind is an interrupted recording to recover.
-public struct SessionStore: Sendable {
+package struct SessionStore: Sendable {
     /// The parent of every session directory.
-    public let root: String
+    package let root: String
 
     /// A store rooted at `root` (created 0700 when missing).
-    public init(root: String) {
+    package init(root: String) {
         self.root = root
         try? FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true,
                                                  attributes: [.posixPermissions: 0o700])
     }
 
     /// A new recording id: time plus randomness ("20261122-001512-3fa9").
-    public static func newID() -> String {
+    package static func newID() -> String {
         let f = DateFormatter()
         f.dateFormat = "yyyyMMdd-HHmmss"
         f.locale = Locale(identifier: "en_US_POSIX")
@@ -25,10 +25,10 @@ public struct SessionStore: Sendable {
     }
 
     /// The directory of recording `id`.
-    public func directory(of id: String) -> String { root + "/" + id }
+    package func directory(of id: String) -> String { root + "/" + id }
 
     /// Creates the directory of a new recording (0700) and returns its path.
-    public func createDirectory(of id: String) throws(ControlError) -> String {
+    package func createDirectory(of id: String) throws(ControlError) -> String {
         let dir = directory(of: id)
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
@@ -40,7 +40,7 @@ public struct SessionStore: Sendable {
     }
 
     /// Rewrites a journal atomically (`AtomicFile`: write, fsync, rename, directory fsync).
-    public func write(_ journal: SessionJournal) throws(ControlError) {
+    package func write(_ journal: SessionJournal) throws(ControlError) {
         let dir = directory(of: journal.id)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -53,7 +53,7 @@ public struct SessionStore: Sendable {
     }
 
     /// Every journal found, in id order.
-    public func journals() -> [SessionJournal] {
+    package func journals() -> [SessionJournal] {
         let ids = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         return ids.sorted().compactMap { id in
             guard let data = FileManager.default.contents(atPath: directory(of: id) + "/journal.json") else { return nil }
@@ -62,14 +62,14 @@ public struct SessionStore: Sendable {
     }
 
     /// Session directories without a readable journal (a crash before the first journal write).
-    public func directoriesWithoutJournal() -> [String] {
+    package func directoriesWithoutJournal() -> [String] {
         let ids = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         return ids.sorted().map(directory(of:)).filter { !FileManager.default.fileExists(atPath: $0 + "/journal.json") }
     }
 
     /// Removes the directory of recording `id` and everything in it; returns what was removed.
     @discardableResult
-    public func remove(_ id: String) -> [String] {
+    package func remove(_ id: String) -> [String] {
         let dir = directory(of: id)
         var removed = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted().map { dir + "/" + $0 }
         if (try? FileManager.default.removeItem(atPath: dir)) != nil { removed.append(dir) } else { removed = [] }

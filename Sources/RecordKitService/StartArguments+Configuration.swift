@@ -3,7 +3,7 @@ import RecordKitPipeline
 
 extension StartArguments {
     /// The recording configuration these arguments describe; malformed values are `bad_argument`.
-    public func recordingConfiguration() throws(ControlError) -> RecordingConfiguration {
+    package func recordingConfiguration() throws(ControlError) -> RecordingConfiguration {
         var configuration: RecordingConfiguration
         do throws(RecorderError) {
             configuration = try RecordingConfiguration(
@@ -25,7 +25,7 @@ extension StartArguments {
     /// `--extension`. The encoding choices (``encoding``) go to the file and to each endpoint,
     /// which resolve them for what they write. `--output`, `--rtmp` and `--extension`
     /// are spellings of the same thing: requests for extensions from the one catalog.
-    public func extensionRequests() -> [ExtensionRequest] {
+    package func extensionRequests() -> [ExtensionRequest] {
         var requests: [ExtensionRequest] = []
         if !noFile {
             var file = ["path": output ?? "", "format": format ?? "", "overwrite": overwrite ? "true" : "false"]
@@ -47,7 +47,7 @@ extension StartArguments {
 
 extension RecorderError {
     /// The protocol error for a recorder error.
-    public var controlError: ControlError {
+    package var controlError: ControlError {
         switch kind {
         case .badArgument: return ControlError(.badArgument, message)
         case .unavailable: return ControlError(.unavailable, message)

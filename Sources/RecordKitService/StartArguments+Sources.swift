@@ -15,22 +15,22 @@ extension StartArguments {
 }
 
 /// Damage-driven capture counters in `recordctl status`.
-public typealias DamageCounters = DamageStatus
+package typealias DamageCounters = DamageStatus
 /// One RandR monitor in `recordctl monitors`.
-public typealias MonitorEntry = DisplayMonitor
+package typealias MonitorEntry = DisplayMonitor
 /// Applications, sinks and sources in `recordctl audio-sources`.
-public typealias AudioSourcesEntry = AudioSourceInventory
+package typealias AudioSourcesEntry = AudioSourceInventory
 
 /// The display's monitors and the audio server's sources, for `recordctl monitors` and
 /// `recordctl audio-sources`.
-public enum SourceListing {
+package enum SourceListing {
     /// The RandR monitors of `display`; `unavailable` without the display.
-    public static func monitors(display: String?) throws(ControlError) -> [MonitorEntry] {
+    package static func monitors(display: String?) throws(ControlError) -> [MonitorEntry] {
         do throws(RecorderError) { return try CaptureSources.monitors(display: display) } catch { throw error.controlError }
     }
 
     /// Applications playing, sinks and sources of `server`; `unavailable` without a server.
-    public static func audioSources(server: String?) throws(ControlError) -> AudioSourcesEntry {
+    package static func audioSources(server: String?) throws(ControlError) -> AudioSourcesEntry {
         do throws(RecorderError) { return try CaptureSources.audioSources(server: server) } catch { throw error.controlError }
     }
 }

@@ -3,7 +3,7 @@
 /// App audio is recorded from the *monitor* of a sink (what is being played to it); microphone
 /// audio from a source. Names are PulseAudio object names as `pactl list short sinks` /
 /// `pactl list short sources` print them, not descriptions.
-public enum AudioSourceSelector: Sendable, Equatable {
+package enum AudioSourceSelector: Sendable, Equatable {
     /// The monitor of the server's default sink, resolved when the stream opens
     /// (`<default sink>.monitor`). Records everything played to the default output.
     case defaultSinkMonitor

@@ -22,9 +22,9 @@ import Synchronization
 ///
 /// Memory: blocks come from a recycling pool; each block's `MediaBuffer` returns it to the pool
 /// when the last reference goes away, so steady state allocates no sample memory.
-public final class AudioTrackAssembler: @unchecked Sendable {
+package final class AudioTrackAssembler: @unchecked Sendable {
     /// The track's sample rate (the recorder's standard format).
-    public static let sampleRate = 48_000
+    package static let sampleRate = 48_000
     /// Placement tolerance: chunks within this many frames (15 ms) of the track's end are appended.
     static let toleranceFrames: Int64 = 720
     /// A persistent placement error beyond this many frames (5 ms) is corrected (re-anchoring).
@@ -67,7 +67,7 @@ public final class AudioTrackAssembler: @unchecked Sendable {
     ///   - type: the sample buffer type of every block (`.audioApp` or `.audioMic`).
     ///   - blockFrames: frames per block; every block but the last has exactly this many.
     ///   - emit: receives each completed block; see the type's threading notes.
-    public init(type: SampleBufferType, blockFrames: Int = 1024, emit: @escaping @Sendable (SampleBuffer) -> Void) {
+    package init(type: SampleBufferType, blockFrames: Int = 1024, emit: @escaping @Sendable (SampleBuffer) -> Void) {
         precondition(blockFrames > 0, "AudioTrackAssembler needs a positive block size")
         self.type = type
         self.blockFrames = blockFrames
@@ -84,7 +84,7 @@ public final class AudioTrackAssembler: @unchecked Sendable {
     ///     capture clock to the broadcast timeline); may be negative, then the part before zero
     ///     is trimmed.
     /// Ignored after ``finish()``.
-    public func append(_ samples: UnsafeBufferPointer<Float>, frameCount: Int, broadcastTimeNs: Int64) {
+    package func append(_ samples: UnsafeBufferPointer<Float>, frameCount: Int, broadcastTimeNs: Int64) {
         var count = min(frameCount, samples.count / Self.channels)
         guard count > 0, let base = samples.baseAddress else { return }
         var source = base
@@ -139,7 +139,7 @@ public final class AudioTrackAssembler: @unchecked Sendable {
     /// so the timeline never has holes. Chunks that arrive later for the filled span are then
     /// dropped as overlap, so call it with a margin behind real time larger than the source's
     /// latency. Ignored after ``finish()``.
-    public func fillSilence(untilBroadcastTimeNs: Int64) {
+    package func fillSilence(untilBroadcastTimeNs: Int64) {
         let target = Self.frames(fromNanoseconds: untilBroadcastTimeNs)
         state.withLock { s in
             guard !s.finished, target > s.framesWritten else { return }
@@ -150,7 +150,7 @@ public final class AudioTrackAssembler: @unchecked Sendable {
 
     /// Ends the track: the remaining frames (if any) go out as a final, shorter block, and later
     /// appends are ignored. Idempotent.
-    public func finish() {
+    package func finish() {
         state.withLock { s in
             guard !s.finished else { return }
             s.finished = true
@@ -167,12 +167,12 @@ public final class AudioTrackAssembler: @unchecked Sendable {
 
     /// The track's smoothed placement error in nanoseconds: where its chunks were written minus
     /// where their capture timestamps put them (positive: audio late against the video clock).
-    public var offsetNs: Int64 {
+    package var offsetNs: Int64 {
         state.withLock { Int64($0.offsetFrames * 1e9 / Double(Self.sampleRate)) }
     }
 
     /// Frames placed on the track so far (emitted or waiting in the partial block).
-    public var framesWritten: Int64 { state.withLock { $0.framesWritten } }
+    package var framesWritten: Int64 { state.withLock { $0.framesWritten } }
 
     deinit {
         if let block = state.withLock({ $0.block }) { pool.release(UInt(bitPattern: block)) }

@@ -15,7 +15,7 @@ import RecordKit
 ///
 /// Not thread-safe: call ``add(_:)`` and ``finish()`` from one thread (or serial queue) at a
 /// time. `emit` is called synchronously from those calls.
-public final class PCMMixer {
+package final class PCMMixer {
     private let emit: (SampleBuffer) -> Void
     /// Blocks of ``waitingType`` whose partner has not arrived yet, oldest first.
     private var waiting: [SampleBuffer] = []
@@ -24,13 +24,13 @@ public final class PCMMixer {
     private var finished = false
 
     /// Creates a mixer that hands each mixed block to `emit`.
-    public init(emit: @escaping (SampleBuffer) -> Void) {
+    package init(emit: @escaping (SampleBuffer) -> Void) {
         self.emit = emit
     }
 
     /// Adds one block of the `.audioApp` or `.audioMic` track (any other type, non-PCM payloads
     /// and blocks after ``finish()`` are ignored). Blocks of each track must come in order.
-    public func add(_ block: SampleBuffer) {
+    package func add(_ block: SampleBuffer) {
         guard !finished, block.type == .audioApp || block.type == .audioMic, let start = Self.startFrame(of: block) else { return }
         if waiting.isEmpty || waitingType == block.type {
             waiting.append(block)
@@ -59,7 +59,7 @@ public final class PCMMixer {
     }
 
     /// Emits every block still waiting for a partner, alone, and ignores later blocks. Idempotent.
-    public func finish() {
+    package func finish() {
         guard !finished else { return }
         finished = true
         for block in waiting { emit(Self.alone(block)) }

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Lifetime: ``close()`` (or dropping the last reference) stops every stream and disconnects.
 /// Streams keep working only while the connection is open.
-public final class PulseAudioConnection: @unchecked Sendable {
+package final class PulseAudioConnection: @unchecked Sendable {
     private let loop: PulseMainloop
     private let monitor: PulseContextMonitor
     private let timeoutUs: UInt64
@@ -33,7 +33,7 @@ public final class PulseAudioConnection: @unchecked Sendable {
     ///   - timeoutSeconds: how long to wait for the server, here and in ``openStream(_:name:deliver:)``.
     /// - Throws: ``CaptureError`` `.noAudioServer` naming the server and what failed (no socket,
     ///   refused, timed out), or `.audioError` if libpulse itself cannot start.
-    public init(server: String? = nil, clientName: String = "RecordKit", timeoutSeconds: Double = 3) throws(CaptureError) {
+    package init(server: String? = nil, clientName: String = "RecordKit", timeoutSeconds: Double = 3) throws(CaptureError) {
         let description = Self.describe(server: server)
         let timeoutUs = UInt64(max(timeoutSeconds, 0.001) * 1_000_000)
         let loop = try PulseMainloop()
@@ -97,12 +97,12 @@ public final class PulseAudioConnection: @unchecked Sendable {
 
     /// Whether the server is connected: true from a successful `init` until the server goes away
     /// or ``close()`` is called.
-    public var isConnected: Bool { monitor.phase == .ready }
+    package var isConnected: Bool { monitor.phase == .ready }
 
     /// Called once, with a reason, if the server goes away (the context fails or terminates) while
     /// connected; not called for ``close()``. Set it before opening streams. It runs on a private
     /// serial queue, so it may call ``close()``.
-    public var onDisconnect: (@Sendable (String) -> Void)? {
+    package var onDisconnect: (@Sendable (String) -> Void)? {
         get { monitor.onDisconnect }
         set { monitor.onDisconnect = newValue }
     }
@@ -132,7 +132,7 @@ public final class PulseAudioConnection: @unchecked Sendable {
     /// - Throws: ``CaptureError`` `.audioSourceNotFound` naming the source when it does not exist
     ///   (the message lists the sources that do); `.noAudioServer` when the connection is gone;
     ///   `.audioError` when the server refuses the stream or does not answer in time.
-    public func openStream(
+    package func openStream(
         _ source: AudioSourceSelector, name: String,
         deliver: @escaping @Sendable (_ samples: UnsafeBufferPointer<Float>, _ frameCount: Int, _ captureTimeNs: UInt64) -> Void
     ) throws(CaptureError) -> AudioCaptureStream {
@@ -160,7 +160,7 @@ public final class PulseAudioConnection: @unchecked Sendable {
     /// `deliver` of this connection runs or will run again. From inside `deliver` the disconnect
     /// itself finishes on another thread just after that callback returns (libpulse cannot tear
     /// down its connection while a received memory block is in use). ``onDisconnect`` is not called.
-    public func close() {
+    package func close() {
         guard monitor.markClosed() else { return }
         liveness.withLock { $0?.stop(); $0 = nil }
         let open = readers.withLock { list in

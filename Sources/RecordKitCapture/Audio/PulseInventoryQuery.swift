@@ -75,7 +75,7 @@ extension PulseAudioConnection {
     /// The applications playing now (one entry per sink input), the sinks and the sources.
     /// Blocks up to the connection's timeout per listing; not from a PulseAudio callback.
     /// - Throws: ``CaptureError`` `.noAudioServer` when the connection is gone, `.audioError` on a timeout.
-    public func inventory() throws(CaptureError) -> AudioInventory {
+    package func inventory() throws(CaptureError) -> AudioInventory {
         let loop = pulseLoop
         return try loop.withLock { () throws(CaptureError) -> AudioInventory in
             guard let context = pulseContext, pulseMonitor.phase == .ready else {

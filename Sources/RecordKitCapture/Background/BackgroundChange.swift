@@ -1,5 +1,5 @@
 /// A transition reported by ``BackgroundMonitor``: only changes are reported, never repeats.
-public enum BackgroundChange: Sendable, Equatable {
+package enum BackgroundChange: Sendable, Equatable {
     /// Recording should pause (or stay paused) for `reason`. Also sent, without a
     /// ``foreground(previous:)`` in between, when the reason changes while in the background.
     case background(BackgroundReason)

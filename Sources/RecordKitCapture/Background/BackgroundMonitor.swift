@@ -13,7 +13,7 @@ import Synchronization
 /// dedicated thread (not Swift concurrency) that looks at once, then whenever the X server
 /// sends a relevant event and at least every poll interval, and calls `onChange` on each
 /// transition only. Lifetime: ``start(onChange:)`` once, ``stop()`` when done (deinit stops too).
-public final class BackgroundMonitor: @unchecked Sendable {
+package final class BackgroundMonitor: @unchecked Sendable {
     private enum Lifecycle {
         case idle
         case running(CaptureThread)
@@ -36,7 +36,7 @@ public final class BackgroundMonitor: @unchecked Sendable {
     ///     events usually trigger a look much sooner.
     /// - Throws: ``CaptureError`` `.noDisplay` when the display cannot be opened;
     ///   `.windowNotFound` when `window` does not exist.
-    public init(display: String?, window: UInt?, policy: PauseOnBackgroundPolicy,
+    package init(display: String?, window: UInt?, policy: PauseOnBackgroundPolicy,
                 pollIntervalMs: Int = 50) throws(CaptureError) {
         let probe = try BackgroundProbe(display: display, window: window, policy: policy)
         loop = BackgroundLoop(probe: probe, policy: policy, intervalMilliseconds: pollIntervalMs)
@@ -50,7 +50,7 @@ public final class BackgroundMonitor: @unchecked Sendable {
     /// when none holds any more, `.windowDestroyed` once, after which the thread ends. It should
     /// return quickly (it delays the next look); it may call ``stop()``. Calls after the first
     /// (or after ``stop()``) do nothing.
-    public func start(onChange: @escaping @Sendable (BackgroundChange) -> Void) {
+    package func start(onChange: @escaping @Sendable (BackgroundChange) -> Void) {
         lifecycle.withLock { state in
             guard case .idle = state else { return }
             let loop = self.loop
@@ -70,12 +70,12 @@ public final class BackgroundMonitor: @unchecked Sendable {
     /// The reason the recording should be paused now, as last reported to `onChange`; nil in the
     /// foreground (and before the first look). Thread-safe. After `.windowDestroyed` it keeps
     /// the last value.
-    public var current: BackgroundReason? { loop.current }
+    package var current: BackgroundReason? { loop.current }
 
     /// Stops the thread and waits for it to end (when called from `onChange`, it does not wait:
     /// the thread ends once `onChange` returns), then closes the X connection. No `onChange`
     /// call starts after `stop()` returns. Idempotent; thread-safe.
-    public func stop() {
+    package func stop() {
         let previous = lifecycle.withLock { state -> Lifecycle in
             let previous = state
             state = .stopped

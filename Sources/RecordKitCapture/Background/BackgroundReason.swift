@@ -2,7 +2,7 @@
 ///
 /// When several hold at once, the strongest is reported: ``screenLocked`` first, then
 /// ``windowMinimized`` and ``windowUnmapped``, then ``windowUnfocused``.
-public enum BackgroundReason: Sendable, Equatable, CustomStringConvertible {
+package enum BackgroundReason: Sendable, Equatable, CustomStringConvertible {
     /// The recorded window is minimized: its `_NET_WM_STATE` contains `_NET_WM_STATE_HIDDEN`, or,
     /// under a window manager that does not support that state, its `WM_STATE` is `IconicState`.
     case windowMinimized
@@ -17,7 +17,7 @@ public enum BackgroundReason: Sendable, Equatable, CustomStringConvertible {
     case screenLocked
 
     /// A short phrase for status lines and events, e.g. `window minimized`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .windowMinimized: "window minimized"
         case .windowUnmapped: "window unmapped"

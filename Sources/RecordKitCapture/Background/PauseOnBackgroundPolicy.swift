@@ -4,7 +4,7 @@
 /// Whatever the policy, a locked screen or an active screen saver pauses every recording, and a
 /// recorded window that is destroyed is always reported (``BackgroundChange/windowDestroyed``).
 /// The raw values are the command-line and JSON spellings.
-public enum PauseOnBackgroundPolicy: String, Sendable, CaseIterable {
+package enum PauseOnBackgroundPolicy: String, Sendable, CaseIterable {
     /// Pause while the window is minimized or unmapped (hidden). The default.
     case hidden
     /// Pause while the window is hidden, and also while another window is active
@@ -14,5 +14,5 @@ public enum PauseOnBackgroundPolicy: String, Sendable, CaseIterable {
     case never
 
     /// The policy used when none is given: ``hidden``.
-    public static let `default`: PauseOnBackgroundPolicy = .hidden
+    package static let `default`: PauseOnBackgroundPolicy = .hidden
 }

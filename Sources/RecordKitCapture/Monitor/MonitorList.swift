@@ -4,11 +4,11 @@ import CX11
 ///
 /// ``list(display:)`` opens its own connection and may be called from any thread; the
 /// connection-bound ``read(_:)`` is confined to that connection's thread.
-public enum MonitorList {
+package enum MonitorList {
     /// The monitors of display `display` (nil: `$DISPLAY`), in server order.
     /// - Throws: ``CaptureError`` `.noDisplay` when the display cannot be opened, `.xError`
     ///   when the server lacks RandR 1.5.
-    public static func list(display: String? = nil) throws(CaptureError) -> [MonitorInfo] {
+    package static func list(display: String? = nil) throws(CaptureError) -> [MonitorInfo] {
         let connection = try XDisplayConnection(name: display)
         defer { connection.close() }
         return try read(connection)

@@ -3,9 +3,9 @@
 /// Shared by every capture source in this module (screen and audio). ``kind`` is stable and
 /// meant for code (the command line maps it to an exit code); ``message`` is for people: it says
 /// what failed, with which input, and what to do about it.
-public struct CaptureError: Error, Sendable, CustomStringConvertible {
+package struct CaptureError: Error, Sendable, CustomStringConvertible {
     /// The category of a ``CaptureError``. Raw values are stable identifiers (for logs and JSON).
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// No X display: `DISPLAY` is unset, or the named display could not be opened.
         case noDisplay
         /// A capture region is malformed, empty, or does not lie inside the screen.
@@ -33,16 +33,16 @@ public struct CaptureError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The category, for code that reacts to the failure.
-    public var kind: Kind
+    package var kind: Kind
     /// A sentence for people: what failed, with what input, and what to do.
-    public var message: String
+    package var message: String
 
     /// Creates an error of `kind` explained by `message`.
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
     /// The ``message``.
-    public var description: String { message }
+    package var description: String { message }
 }

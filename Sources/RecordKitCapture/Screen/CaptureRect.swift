@@ -1,17 +1,17 @@
 /// A rectangle in root-window (screen) pixel coordinates, origin at the top-left corner.
-public struct CaptureRect: Sendable, Equatable, CustomStringConvertible {
+package struct CaptureRect: Sendable, Equatable, CustomStringConvertible {
     /// Left edge, in pixels from the left of the screen.
-    public var x: Int
+    package var x: Int
     /// Top edge, in pixels from the top of the screen.
-    public var y: Int
+    package var y: Int
     /// Width in pixels.
-    public var width: Int
+    package var width: Int
     /// Height in pixels.
-    public var height: Int
+    package var height: Int
 
     /// Creates a rectangle. No validation happens here; ``ScreenCapture`` checks that a region
     /// lies inside the screen when it opens the display.
-    public init(x: Int, y: Int, width: Int, height: Int) {
+    package init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
         self.width = width
@@ -19,14 +19,14 @@ public struct CaptureRect: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The rectangle in X11 geometry form, `WIDTHxHEIGHT+X+Y` (what ``parse(_:)`` reads).
-    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
+    package var description: String { "\(width)x\(height)+\(x)+\(y)" }
 
     /// Parses X11 geometry `WIDTHxHEIGHT+X+Y`, e.g. `640x480+100+50`.
     ///
     /// Width and height must be positive; offsets are non-negative and measured from the
     /// top-left corner (the `-X` "from the right" form of X11 geometry is not accepted).
     /// - Throws: ``CaptureError`` of kind `.badRegion` quoting the input and the expected form.
-    public static func parse(_ text: String) throws(CaptureError) -> CaptureRect {
+    package static func parse(_ text: String) throws(CaptureError) -> CaptureRect {
         let bad = CaptureError(.badRegion,
             "invalid region \"\(text)\": expected WIDTHxHEIGHT+X+Y in pixels, e.g. 640x480+100+50")
         let trimmed = text.trimmingASCIIWhitespace()

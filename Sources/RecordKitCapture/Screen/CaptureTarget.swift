@@ -1,5 +1,5 @@
 /// What part of the display a ``ScreenCapture`` records.
-public enum CaptureTarget: Sendable, Equatable {
+package enum CaptureTarget: Sendable, Equatable {
     /// The whole root window (every monitor of the X screen).
     case screen
     /// A fixed rectangle of the screen; it must lie inside the root window.

@@ -1,5 +1,5 @@
 /// What a ``ScreenCapture`` delivers for a tick on which nothing on screen changed.
-public enum FrameRateMode: String, Sendable, Equatable, CaseIterable {
+package enum FrameRateMode: String, Sendable, Equatable, CaseIterable {
     /// Every tick delivers a frame: an unchanged tick repeats the previous picture (same buffer,
     /// ``CapturedFrame/isChanged`` false, nothing grabbed), so the file has every frame slot, as
     /// editors expect.

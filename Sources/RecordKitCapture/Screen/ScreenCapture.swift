@@ -35,17 +35,17 @@ import Synchronization
 /// padded with black when smaller. Parts of the window off screen are black, and while the
 /// window is not viewable (unmapped, minimized) frames are all black. When the window is
 /// destroyed, ``onWindowGone`` is called once and capture ends.
-public final class ScreenCapture: @unchecked Sendable {
+package final class ScreenCapture: @unchecked Sendable {
     /// Width of every frame in pixels: the target's width rounded down to an even number.
-    public let width: Int
+    package let width: Int
     /// Height of every frame in pixels: the target's height rounded down to an even number.
-    public let height: Int
+    package let height: Int
     /// Whether frames are grabbed through MIT-SHM (fast, no copy). False on remote displays or
     /// when the X server cannot attach our shared memory; capture then uses `XGetImage`.
-    public let usesSharedMemory: Bool
+    package let usesSharedMemory: Bool
     /// The captured window's id (resolved from its name when selected by name), or nil when
     /// capturing the screen or a region.
-    public let windowID: UInt?
+    package let windowID: UInt?
 
     private enum Lifecycle: Sendable {
         case ready(CaptureSession)
@@ -67,7 +67,7 @@ public final class ScreenCapture: @unchecked Sendable {
     ///     than 2×2 pixels;
     ///   - `.windowNotFound` when no window has the given id or exact title;
     ///   - `.xError` when the screen is not a 24/32-bit BGRX TrueColor screen.
-    public init(configuration: ScreenCaptureConfiguration) throws(CaptureError) {
+    package init(configuration: ScreenCaptureConfiguration) throws(CaptureError) {
         let session = try CaptureSession(configuration: configuration)
         self.width = session.width
         self.height = session.height
@@ -82,7 +82,7 @@ public final class ScreenCapture: @unchecked Sendable {
     ///
     /// Only the first call does anything; a capture cannot be restarted after ``stop()``.
     /// If the thread cannot be created, ``onFailure`` is called on the caller's thread.
-    public func start(deliver: @escaping @Sendable (CapturedFrame) -> Void) {
+    package func start(deliver: @escaping @Sendable (CapturedFrame) -> Void) {
         let startError: CaptureError? = lifecycle.withLock { state in
             guard case .ready(let session) = state else { return nil }
             let stopSignal = StopSignal()
@@ -105,7 +105,7 @@ public final class ScreenCapture: @unchecked Sendable {
     /// returns, `deliver` and the callbacks are never called again. Idempotent; safe from any
     /// thread, including from inside `deliver` (then it does not wait, the thread ends right
     /// after `deliver` returns).
-    public func stop() {
+    package func stop() {
         let previous = lifecycle.withLock { state -> Lifecycle in
             let previous = state
             state = .stopped
@@ -123,12 +123,12 @@ public final class ScreenCapture: @unchecked Sendable {
     }
 
     /// Counters since ``start(deliver:)``; a consistent snapshot, readable from any thread.
-    public var statistics: ScreenCaptureStatistics { counters.snapshot }
+    package var statistics: ScreenCaptureStatistics { counters.snapshot }
 
     /// Called once, on the capture thread, when the captured window is destroyed; no frame is
     /// delivered after it and the capture thread ends (``stop()`` is still needed to release it
     /// and is then immediate). Set it before ``start(deliver:)``.
-    public var onWindowGone: (@Sendable () -> Void)? {
+    package var onWindowGone: (@Sendable () -> Void)? {
         get { callbacks.windowGone }
         set { callbacks.windowGone = newValue }
     }
@@ -136,7 +136,7 @@ public final class ScreenCapture: @unchecked Sendable {
     /// Called once, on the capture thread, when capture cannot go on: the X server went away or
     /// dropped the connection (the process survives it), or the screen shrank below the frame
     /// size. No frame is delivered after it. Set it before ``start(deliver:)``.
-    public var onFailure: (@Sendable (CaptureError) -> Void)? {
+    package var onFailure: (@Sendable (CaptureError) -> Void)? {
         get { callbacks.failure }
         set { callbacks.failure = newValue }
     }

@@ -1,32 +1,32 @@
 /// Counters of a ``ScreenCapture`` since it started. A snapshot: values keep growing.
-public struct ScreenCaptureStatistics: Sendable {
+package struct ScreenCaptureStatistics: Sendable {
     /// Frames grabbed and delivered.
-    public var captured: Int64
+    package var captured: Int64
     /// Ticks whose frame was not grabbed because every pooled buffer was still held by consumers.
-    public var droppedPoolExhausted: Int64
+    package var droppedPoolExhausted: Int64
     /// Ticks skipped because the capture thread woke up more than one period late (the clock
     /// jumps forward instead of grabbing a burst of frames).
-    public var lateTicks: Int64
+    package var lateTicks: Int64
     /// Requests for pixels sent to the X server (a full-frame grab counts one, a tick that
     /// grabs three damaged rectangles counts three). Zero on a still screen.
-    public var grabs: Int64 = 0
+    package var grabs: Int64 = 0
     /// Pixels grabbed from the X server in total (damaged rectangles, cursor area, full frames).
-    public var grabbedPixels: Int64 = 0
+    package var grabbedPixels: Int64 = 0
     /// Pixels the X server reported damaged inside the captured area (overlaps counted once per report).
-    public var damagedPixels: Int64 = 0
+    package var damagedPixels: Int64 = 0
     /// Ticks on which nothing in the captured area changed (no grab at all).
-    public var unchangedTicks: Int64 = 0
+    package var unchangedTicks: Int64 = 0
     /// Frames delivered that repeat the previous picture (constant frame rate, or the
     /// once-a-second frame of variable frame rate).
-    public var repeatedFrames: Int64 = 0
+    package var repeatedFrames: Int64 = 0
     /// Ticks that found no change on time but one a moment later (moving content whose updates
     /// land just after the tick), grabbed then instead of a tick later. See ``CaptureLoop``.
-    public var lateChanges: Int64 = 0
+    package var lateChanges: Int64 = 0
     /// Whether capture is damage-driven (the X server has DAMAGE); false means every tick grabs the whole frame.
-    public var damageTracking: Bool = false
+    package var damageTracking: Bool = false
 
     /// Creates a snapshot; all counters default to zero.
-    public init(captured: Int64 = 0, droppedPoolExhausted: Int64 = 0, lateTicks: Int64 = 0) {
+    package init(captured: Int64 = 0, droppedPoolExhausted: Int64 = 0, lateTicks: Int64 = 0) {
         self.captured = captured
         self.droppedPoolExhausted = droppedPoolExhausted
         self.lateTicks = lateTicks

@@ -1,7 +1,7 @@
 /// One extension the catalog found: usable, or broken with the reason it cannot load.
-public struct CatalogEntry: Sendable {
+package struct CatalogEntry: Sendable {
     /// Whether the extension can be used.
-    public enum State: Sendable {
+    package enum State: Sendable {
         /// Ready: its manifest, and its executable's absolute path (nil for built-ins).
         case usable(ExtensionManifest, executable: String?)
         /// Cannot load, and why (what to fix).
@@ -9,24 +9,24 @@ public struct CatalogEntry: Sendable {
     }
 
     /// The manifest's name, or the directory's name when the manifest does not say.
-    public var name: String
+    package var name: String
     /// The manifest's version, when it could be read.
-    public var version: String?
+    package var version: String?
     /// Where it was found.
-    public var origin: ExtensionOrigin
+    package var origin: ExtensionOrigin
     /// Its directory (nil for built-ins).
-    public var directory: String?
+    package var directory: String?
     /// Usable or broken.
-    public var state: State
+    package var state: State
 
     /// The manifest of a usable extension.
-    public var manifest: ExtensionManifest? {
+    package var manifest: ExtensionManifest? {
         if case .usable(let m, _) = state { return m }
         return nil
     }
 
     /// Why a broken extension cannot load.
-    public var brokenReason: String? {
+    package var brokenReason: String? {
         if case .broken(let reason) = state { return reason }
         return nil
     }

@@ -7,16 +7,16 @@ import Foundation
 /// Names are unique: built-in names are reserved, a `--extensions-dir` extension shadows a
 /// user-installed one of the same name (which is then listed as broken, saying so), and within
 /// one directory the first (alphabetically) wins.
-public struct ExtensionCatalog: Sendable {
+package struct ExtensionCatalog: Sendable {
     /// Every extension found, built-in ones first, then by origin and directory.
-    public let entries: [CatalogEntry]
+    package let entries: [CatalogEntry]
     /// The built-in extensions, for making their handlers.
     let builtins: [String: BuiltinExtension]
 
     /// Looks for extensions: `builtins`, each directory of `extensionsDirectories` (a directory
     /// that holds extension directories, or one that is an extension itself), and the user's
     /// directory `$XDG_DATA_HOME/recordkit/extensions` (`~/.local/share/…` by default).
-    public static func discover(builtins: [BuiltinExtension], extensionsDirectories: [String] = [],
+    package static func discover(builtins: [BuiltinExtension], extensionsDirectories: [String] = [],
                                 environment: [String: String] = ProcessInfo.processInfo.environment) -> ExtensionCatalog {
         var entries: [CatalogEntry] = []
         var builtinsByName: [String: BuiltinExtension] = [:]
@@ -52,7 +52,7 @@ public struct ExtensionCatalog: Sendable {
     }
 
     /// `$XDG_DATA_HOME/recordkit/extensions`, or `~/.local/share/recordkit/extensions`.
-    public static func userDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func userDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let data = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         return data + "/recordkit/extensions"
@@ -72,10 +72,10 @@ public struct ExtensionCatalog: Sendable {
 
     /// The extension called `name`, usable or broken, if any. Entries are in precedence
     /// order, so a shadowed one is never returned.
-    public func entry(named name: String) -> CatalogEntry? {
+    package func entry(named name: String) -> CatalogEntry? {
         entries.first { $0.name == name }
     }
 
     /// Names of the usable extensions, sorted.
-    public var usableNames: [String] { entries.filter { $0.manifest != nil }.map(\.name).sorted() }
+    package var usableNames: [String] { entries.filter { $0.manifest != nil }.map(\.name).sorted() }
 }

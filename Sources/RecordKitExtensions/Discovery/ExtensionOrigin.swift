@@ -1,5 +1,5 @@
 /// Where an extension was found.
-public enum ExtensionOrigin: Sendable, Equatable, CustomStringConvertible {
+package enum ExtensionOrigin: Sendable, Equatable, CustomStringConvertible {
     /// Built into recordctl and recordd (runs in-process).
     case builtIn
     /// The user's extension directory, `$XDG_DATA_HOME/recordkit/extensions/`.
@@ -7,7 +7,7 @@ public enum ExtensionOrigin: Sendable, Equatable, CustomStringConvertible {
     /// A directory given with `--extensions-dir`.
     case extensionsDirectory
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .builtIn: return "built-in"
         case .userDirectory: return "user"

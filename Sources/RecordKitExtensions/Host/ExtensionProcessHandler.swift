@@ -16,30 +16,30 @@ import Synchronization
 /// capture pool is a System V segment the extension attaches), everything else is copied once
 /// into memfd slots. The costs are published in service info at the end
 /// (`hostDeliveryCPUSeconds`, `framesLent`, `bytesCopied`, `extensionCPUSeconds`…).
-public final class ExtensionProcessHandler: BroadcastSampleHandler {
+package final class ExtensionProcessHandler: BroadcastSampleHandler {
     /// The extension's manifest.
-    public let manifest: ExtensionManifest
+    package let manifest: ExtensionManifest
     /// The absolute path of its executable.
-    public let executable: String
+    package let executable: String
     /// Its directory (given to the process as `RECORDKIT_EXTENSION_DIR`).
-    public let directory: String
+    package let directory: String
     private let supervisor = ExtensionSupervisor()
     private var session: ExtensionSession?
     private var context: BroadcastContext?
 
     /// A handler for the extension `manifest` describes, whose program is `executable`.
-    public init(manifest: ExtensionManifest, executable: String, directory: String) {
+    package init(manifest: ExtensionManifest, executable: String, directory: String) {
         self.manifest = manifest
         self.executable = executable
         self.directory = directory
     }
 
     /// The manifest's input.
-    public var input: HandlerInput { manifest.input }
+    package var input: HandlerInput { manifest.input }
 
     /// Starts the process, completes the handshake and forwards the call; throws when the
     /// extension refuses or fails to start.
-    public func broadcastStarted(setupInfo: SetupInfo, context: BroadcastContext) throws {
+    package func broadcastStarted(setupInfo: SetupInfo, context: BroadcastContext) throws {
         let session = try ExtensionLauncher.launch(manifest: manifest, executable: executable, directory: directory, supervisor: supervisor)
         try session.start(setup: setupInfo, context: context)
         self.session = session
@@ -47,25 +47,25 @@ public final class ExtensionProcessHandler: BroadcastSampleHandler {
     }
 
     /// Forwards one sample and waits for the extension's answer (within `limits.callTimeoutMs`).
-    public func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
+    package func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
         session?.deliver(sampleBuffer)
     }
 
     /// Forwards `broadcastPaused`.
-    public func broadcastPaused() { session?.lifecycle(.paused, name: "broadcastPaused") }
+    package func broadcastPaused() { session?.lifecycle(.paused, name: "broadcastPaused") }
 
     /// Forwards `broadcastResumed`.
-    public func broadcastResumed() { session?.lifecycle(.resumed, name: "broadcastResumed") }
+    package func broadcastResumed() { session?.lifecycle(.resumed, name: "broadcastResumed") }
 
     /// Forwards `broadcastAnnotated` to an extension that accepted markers (the feature
     /// `annotations`); others never see them.
-    public func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
+    package func broadcastAnnotated(_ annotation: BroadcastAnnotation) {
         guard let session, session.takesAnnotations else { return }
         session.lifecycle(.annotated(annotation), name: "broadcastAnnotated")
     }
 
     /// Forwards `broadcastFinished`, ends the process and publishes what delivery cost.
-    public func broadcastFinished() {
+    package func broadcastFinished() {
         guard let session else { return }
         self.session = nil
         let cpu = session.finish(discarding: context?.isDiscarding ?? false)

@@ -3,14 +3,14 @@ import RecordKitExtensionSDK
 
 extension ExtensionManifest {
     /// The manifest format version this host reads (`manifestVersion`, optional, 1).
-    public static let formatVersion = 1
+    package static let formatVersion = 1
 
     /// Reads a manifest from the UTF-8 JSON in `bytes`; `file` names it in errors.
     ///
     /// Strict: unknown members (except top-level `x-…` ones, kept for the author's own use), wrong types,
     /// values out of range and contradictions (a required key with a default) are errors that
     /// name the member's path, so a broken manifest says what to fix.
-    public static func parse(_ bytes: some Collection<UInt8>, file: String) throws(ManifestError) -> ExtensionManifest {
+    package static func parse(_ bytes: some Collection<UInt8>, file: String) throws(ManifestError) -> ExtensionManifest {
         let json: JSONValue
         do throws(JSONParseError) { json = try JSONParser.parse(bytes) } catch {
             throw ManifestError(file: file, message: "not valid JSON: \(error)")
@@ -112,7 +112,7 @@ extension ExtensionManifest {
     }
 
     /// Whether `name` is a valid extension name.
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         let u = Array(name.utf8)
         guard (1...64).contains(u.count), (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(u[0]) else { return false }
         return u.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }

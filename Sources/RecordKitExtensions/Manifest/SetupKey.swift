@@ -1,10 +1,10 @@
 /// One setup key an extension declares: a name the user passes as `--setup name=value`, the
 /// type the value must have, and whether it is required or has a default.
-public struct SetupKey: Sendable, Equatable {
+package struct SetupKey: Sendable, Equatable {
     /// The types a setup value can have. Values reach the handler as text in ``SetupInfo``, in
     /// a canonical spelling: integers in decimal, booleans `true` / `false`, numbers as Swift
     /// prints a `Double` (`2.0`, `0.5`).
-    public enum ValueType: String, Sendable, Equatable, CaseIterable {
+    package enum ValueType: String, Sendable, Equatable, CaseIterable {
         /// Any text.
         case string
         /// A 64-bit signed integer.
@@ -16,18 +16,18 @@ public struct SetupKey: Sendable, Equatable {
     }
 
     /// The key's name.
-    public var name: String
+    package var name: String
     /// The value's type.
-    public var type: ValueType
+    package var type: ValueType
     /// Whether the user must give a value.
-    public var isRequired: Bool
+    package var isRequired: Bool
     /// The value used when the user gives none (canonical text), if any.
-    public var defaultValue: String?
+    package var defaultValue: String?
     /// What the key means, for `recordctl extensions`.
-    public var summary: String?
+    package var summary: String?
 
     /// Creates a key.
-    public init(name: String, type: ValueType, isRequired: Bool = false, defaultValue: String? = nil, summary: String? = nil) {
+    package init(name: String, type: ValueType, isRequired: Bool = false, defaultValue: String? = nil, summary: String? = nil) {
         self.name = name
         self.type = type
         self.isRequired = isRequired
@@ -36,7 +36,7 @@ public struct SetupKey: Sendable, Equatable {
     }
 
     /// `text` in canonical spelling, or nil when it is not a value of ``type``.
-    public func canonicalValue(_ text: String) -> String? {
+    package func canonicalValue(_ text: String) -> String? {
         switch type {
         case .string:
             return text
@@ -55,7 +55,7 @@ public struct SetupKey: Sendable, Equatable {
     }
 
     /// How the type reads in error messages: "an integer", "true or false".
-    public var typeDescription: String {
+    package var typeDescription: String {
         switch type {
         case .string: return "text"
         case .int: return "an integer"

@@ -6,7 +6,7 @@ extension ExtensionManifest {
     ///
     /// Fails, naming the key and the expected type, for an unknown key, a value of the wrong type
     /// or a missing required key.
-    public func validatedSetup(_ given: [String: String]) throws(ExtensionError) -> SetupInfo {
+    package func validatedSetup(_ given: [String: String]) throws(ExtensionError) -> SetupInfo {
         var values: [String: String] = [:]
         for key in given.keys.sorted() {
             guard let declared = setupKey(key) else {

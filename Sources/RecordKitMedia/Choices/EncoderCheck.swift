@@ -6,9 +6,9 @@ import RecordKit
 ///
 /// Opens each encoder once on a small picture (or silence) and closes it: about 10-200 ms
 /// (SVT-AV1 is the slowest). Threading: any thread.
-public enum EncoderCheck {
+package enum EncoderCheck {
     /// Throws the encoder's own complaint, phrased for the user, when `video` or `audio` cannot open.
-    public static func check(video: VideoEncoderSettings, audio: AudioEncoderSettings?) throws(MediaError) {
+    package static func check(video: VideoEncoderSettings, audio: AudioEncoderSettings?) throws(MediaError) {
         if let refusal = EncoderInputFormat.refusal(for: video.resolvedEncoderName) {
             throw MediaError("cannot use " + refusal)
         }

@@ -2,7 +2,7 @@ import RecordKit
 
 extension EncodingChoices {
     /// The default bitrate of a live stream (what services ask for at 1080p30), bit/s.
-    public static let defaultStreamBitrate = 6_000_000
+    package static let defaultStreamBitrate = 6_000_000
 
     /// Turns the choices into settings for a file in `container` (`"mp4"` or `"mkv"`) and, when
     /// `streaming`, for the RTMP streams; throws a message naming the bad value and what to use.
@@ -13,7 +13,7 @@ extension EncodingChoices {
     /// stream's encode (one encoder). MP4 takes H.264, HEVC and AV1 with AAC (what players read);
     /// Matroska takes every combination. Streams are H.264 + AAC. Does not open any encoder:
     /// see ``EncoderCheck``.
-    public func resolve(container: String, streaming: Bool) throws(MediaError) -> ResolvedEncoding {
+    package func resolve(container: String, streaming: Bool) throws(MediaError) -> ResolvedEncoding {
         var notes: [String] = []
         var codec: Codec = .h264
         if let name = videoCodec {

@@ -3,11 +3,11 @@ import RecordKit
 extension EncodingChoices {
     /// The setup keys that carry encoding choices, as the `file` and `rtmp` manifests declare
     /// them; an empty value means "the default".
-    public static let setupKeys = ["videoCodec", "encoder", "preset", "crf", "bitrate", "keyframeInterval", "audioCodec", "audioBitrate"]
+    package static let setupKeys = ["videoCodec", "encoder", "preset", "crf", "bitrate", "keyframeInterval", "audioCodec", "audioBitrate"]
 
     /// The choices in an extension's setup values (`crf=20`, `bitrate=6000000`, …). Throws
     /// ``BroadcastError/Kind/invalidSetup`` for a number that does not parse.
-    public init(setup: SetupInfo) throws(BroadcastError) {
+    package init(setup: SetupInfo) throws(BroadcastError) {
         func text(_ key: String) -> String? { setup[key].flatMap { $0.isEmpty ? nil : $0 } }
         func number<T: LosslessStringConvertible>(_ key: String, _ type: T.Type) throws(BroadcastError) -> T? {
             guard let t = text(key) else { return nil }
@@ -23,7 +23,7 @@ extension EncodingChoices {
     /// Resolves and checks these choices (each encoder opened once, ``EncoderCheck``) for a
     /// file in `container` or, with `streaming`, for an RTMP stream; a bad choice is
     /// ``BroadcastError/Kind/invalidSetup`` with the encoder's own reason.
-    public func checked(container: String, streaming: Bool) throws(BroadcastError) -> ResolvedEncoding {
+    package func checked(container: String, streaming: Bool) throws(BroadcastError) -> ResolvedEncoding {
         do throws(MediaError) {
             let resolved = try resolve(container: container, streaming: streaming)
             if streaming {

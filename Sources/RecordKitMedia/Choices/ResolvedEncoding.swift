@@ -1,18 +1,18 @@
 import RecordKit
 
 /// What ``EncodingChoices`` resolve to: the file's encoders and the live streams' encoders.
-public struct ResolvedEncoding: Sendable, Equatable {
+package struct ResolvedEncoding: Sendable, Equatable {
     /// The file's video settings.
-    public var fileVideo: VideoEncoderSettings
+    package var fileVideo: VideoEncoderSettings
     /// The file's audio settings (every track).
-    public var fileAudio: AudioEncoderSettings
+    package var fileAudio: AudioEncoderSettings
     /// The RTMP streams' video settings: always H.264 (FLV in FFmpeg 5.1 carries nothing else).
-    public var streamVideo: VideoEncoderSettings
+    package var streamVideo: VideoEncoderSettings
     /// The RTMP streams' audio settings: always AAC.
-    public var streamAudio: AudioEncoderSettings
+    package var streamAudio: AudioEncoderSettings
     /// Notes for the user (for example: the stream stays H.264 while the file is HEVC).
-    public var notes: [String]
+    package var notes: [String]
 
     /// Whether the file records the stream's video encode (one encoder for both).
-    public var fileSharesStreamEncode: Bool { fileVideo == streamVideo }
+    package var fileSharesStreamEncode: Bool { fileVideo == streamVideo }
 }

@@ -17,26 +17,26 @@
 /// of the previous reference picture as long as no run between fed slots exceeds
 /// ``longestRun`` (the caller feeds a frame then). Decode times: one packet per slot, so
 /// dts = first slot + decode index - ``reorderDelay``, strictly increasing and never above pts.
-public struct H264SkipSplicer {
+package struct H264SkipSplicer {
     /// One output packet: 4-byte length-prefixed NAL units (as in MP4), times in slots.
-    public struct Output: Equatable {
+    package struct Output: Equatable {
         /// The packet's NAL units, each after its 4-byte big-endian length.
-        public let data: [UInt8]
+        package let data: [UInt8]
         /// Presentation time: the frame slot.
-        public let pts: Int64
+        package let pts: Int64
         /// Decode time, in slots (may be negative at the start, as x264's is).
-        public let dts: Int64
+        package let dts: Int64
         /// An IDR picture.
-        public let isKeyFrame: Bool
+        package let isKeyFrame: Bool
         /// A spliced skip picture (not from the encoder).
-        public let isSkip: Bool
+        package let isSkip: Bool
     }
 
     /// The stream's `avcC`: the encoder's, plus the skip slices' PPS.
-    public let avcC: [UInt8]
+    package let avcC: [UInt8]
     /// The longest run of slots the caller may leave out after a fed slot, so that no POC lies
     /// MaxPicOrderCntLsb/2 or more from the previous reference picture's (8.2.1.1).
-    public let longestRun: Int
+    package let longestRun: Int
     private let sps: H264SequenceParameters
     private let skip: H264SkipPicture
     private let reorderDelay: Int64
@@ -53,7 +53,7 @@ public struct H264SkipSplicer {
     /// whose reorder delay is `reorderDelay` frames (`AVCodecContext.has_b_frames`). Throws a
     /// reason when the stream cannot take skips: not POC type 0, field coding, several SPS, or
     /// MaxPicOrderCntLsb too small.
-    public init(avcC: [UInt8], reorderDelay: Int) throws(MediaError) {
+    package init(avcC: [UInt8], reorderDelay: Int) throws(MediaError) {
         guard let sets = AVCParameterSets(avcC: avcC), sets.sequenceSets.count == 1, !sets.pictureSets.isEmpty else {
             throw MediaError("skip splicing: the global header is not an avcC record with one SPS")
         }
@@ -92,7 +92,7 @@ public struct H264SkipSplicer {
 
     /// Notes that `slot` was left out and shows the picture fed at `anchor`. Slots must be
     /// added in increasing order, each after its anchor was fed.
-    public mutating func addSkip(slot: Int64, anchor: Int64) {
+    package mutating func addSkip(slot: Int64, anchor: Int64) {
         precondition(slot > anchor, "H264SkipSplicer: skip slot \(slot) is not after its anchor \(anchor)")
         pending.append((slot, anchor))
     }
@@ -100,7 +100,7 @@ public struct H264SkipSplicer {
     /// Takes one encoder packet (decode order; 4-byte length-prefixed NAL units; pts in slots)
     /// and returns what is ready: the skips due before it, then the packet, renumbered. Throws
     /// when the packet does not parse as this stream's slices.
-    public mutating func process(_ data: [UInt8], pts: Int64, isKeyFrame: Bool) throws(MediaError) -> [Output] {
+    package mutating func process(_ data: [UInt8], pts: Int64, isKeyFrame: Bool) throws(MediaError) -> [Output] {
         var out: [Output] = []
         while let next = pending.first, next.anchor < pts {
             pending.removeFirst()
@@ -143,7 +143,7 @@ public struct H264SkipSplicer {
 
     /// Returns every skip still waiting: call after the encoder was drained (at the end, or
     /// before a restarted encoder's first packet).
-    public mutating func finish() throws(MediaError) -> [Output] {
+    package mutating func finish() throws(MediaError) -> [Output] {
         var out: [Output] = []
         for next in pending { out.append(try skipPicture(next.slot, anchor: next.anchor)) }
         pending.removeAll()

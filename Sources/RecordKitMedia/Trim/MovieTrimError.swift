@@ -1,7 +1,7 @@
 /// Why ``MovieTrimmer/trim(input:start:end:output:)`` failed. Every case leaves nothing behind:
 /// no output file and no temporary file. ``description`` says what failed, with which file, and
 /// what to do.
-public enum MovieTrimError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum MovieTrimError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The input file does not exist.
     case inputMissing(path: String)
     /// The input exists but is not a movie this trimmer can read (not a container FFmpeg knows,
@@ -18,7 +18,7 @@ public enum MovieTrimError: Error, Sendable, Equatable, CustomStringConvertible 
     case failed(message: String)
 
     /// What failed and what to do.
-    public var description: String {
+    package var description: String {
         switch self {
         case .inputMissing(let path):
             return "\(path) does not exist; give the path of a recording"

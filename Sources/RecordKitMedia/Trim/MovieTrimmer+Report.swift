@@ -1,6 +1,6 @@
 extension MovieTrimmer {
     /// How the video was cut.
-    public enum Method: String, Sendable, Equatable {
+    package enum Method: String, Sendable, Equatable {
         /// The start was a key frame (and the end closed): every packet was copied unchanged.
         case remux
         /// Frames from the cut to the next key frame (and maybe the last few) were re-encoded,
@@ -12,32 +12,32 @@ extension MovieTrimmer {
     }
 
     /// What a trim did. Times in seconds.
-    public struct Report: Sendable, Equatable, CustomStringConvertible {
+    package struct Report: Sendable, Equatable, CustomStringConvertible {
         /// How the video was cut.
-        public var method: Method
+        package var method: Method
         /// Frames re-encoded from the cut up to the next key frame (0 for a remux).
-        public var reencodedFrames: Int
+        package var reencodedFrames: Int
         /// Frames re-encoded at the end, because the end fell between a B-frame and its
         /// reference (0 when the end was closed).
-        public var reencodedTailFrames: Int
+        package var reencodedTailFrames: Int
         /// Video packets copied unchanged.
-        public var copiedVideoPackets: Int
+        package var copiedVideoPackets: Int
         /// Audio streams written (every one of the input's).
-        public var audioTracks: Int
+        package var audioTracks: Int
         /// Audio packets copied, over all audio streams.
-        public var audioPackets: Int
+        package var audioPackets: Int
         /// Chapters written (those overlapping the kept span).
-        public var chapters: Int
+        package var chapters: Int
         /// The output video's duration: from its first frame's start to its last frame's end.
-        public var duration: Double
+        package var duration: Double
         /// Where the output's first frame was in the input, in seconds from the input's first
         /// frame; in the output it is at presentation time 0.
-        public var firstFrameTime: Double
+        package var firstFrameTime: Double
         /// Why the cut is not where asked (``Method/keyFrameCut``), or nil.
-        public var note: String?
+        package var note: String?
 
         /// One line, e.g. `smart cut: re-encoded 15 frames to the next key frame, copied 60 video packets; 2.500 s from 1.500 s`.
-        public var description: String {
+        package var description: String {
             let what: String
             switch method {
             case .remux: what = "remux only: copied \(copiedVideoPackets) video packets"

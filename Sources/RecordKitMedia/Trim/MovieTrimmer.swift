@@ -3,7 +3,7 @@ import Foundation
 
 /// Lossless trimming of a finished recording (docs/TRIM.md): keeps the span between two
 /// instants, copying the compressed video and audio as they are wherever it can.
-public enum MovieTrimmer {
+package enum MovieTrimmer {
     /// Writes the part of the movie at `input` from `start` to `end` to `output`.
     ///
     /// `start` and `end` are seconds from the movie's start (the presentation time of its first
@@ -36,7 +36,7 @@ public enum MovieTrimmer {
     /// Threading: synchronous and blocking (reads the input twice and decodes/encodes up to two
     /// GOPs); call it from a thread of your own, never the cooperative pool. Independent calls
     /// may run at once.
-    public static func trim(input: URL, start: Double, end: Double, output: URL) throws(MovieTrimError) -> Report {
+    package static func trim(input: URL, start: Double, end: Double, output: URL) throws(MovieTrimError) -> Report {
         try trim(input: input, start: start, end: end, output: output, replacingExisting: true)
     }
 
@@ -44,7 +44,7 @@ public enum MovieTrimmer {
     /// `output` is an error (``MovieTrimError/outputUnwritable(path:reason:)``, "it exists") and
     /// is left untouched, even one created while the trim ran (the finished file is linked into
     /// place, which fails on an existing name, instead of renamed over it).
-    public static func trim(input: URL, start: Double, end: Double, output: URL,
+    package static func trim(input: URL, start: Double, end: Double, output: URL,
                             replacingExisting: Bool) throws(MovieTrimError) -> Report {
         FFmpegLog.configureFromEnvironment()  // libx264 banner and statistics are info: not printed
         let inputPath = input.standardizedFileURL.path

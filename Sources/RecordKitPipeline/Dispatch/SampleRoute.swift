@@ -2,7 +2,7 @@ import RecordKit
 
 /// One distinct stream the pipeline produces: a sample type in one form (raw, or encoded with
 /// given settings). Handlers that want the same route share the very same sample buffers.
-public enum SampleRoute: Hashable, Sendable, CustomStringConvertible {
+package enum SampleRoute: Hashable, Sendable, CustomStringConvertible {
     /// Video in the given form.
     case video(VideoInput)
     /// An audio track (`.audioApp`, `.audioMic` or `.audioMixed`) in the given form.
@@ -20,14 +20,14 @@ public enum SampleRoute: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The sample type this route carries.
-    public var type: SampleBufferType {
+    package var type: SampleBufferType {
         switch self {
         case .video: return .video
         case .audio(let t, _): return t
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .video(.raw(let f)): return "video/raw-\(f.rawValue)"
         case .video(.encoded(let s)): return "video/\(s.codec.rawValue)-\(s.resolvedEncoderName)-\(s.preset)-\(s.rateControl)"

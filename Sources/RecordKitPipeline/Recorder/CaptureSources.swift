@@ -1,18 +1,18 @@
 import RecordKitCapture
 
 /// A RandR monitor, as `recordctl monitors` lists it (``MonitorInfo``).
-public typealias DisplayMonitor = MonitorInfo
+package typealias DisplayMonitor = MonitorInfo
 /// Applications playing, sinks and sources, as `recordctl audio-sources` lists them (``AudioInventory``).
-public typealias AudioSourceInventory = AudioInventory
+package typealias AudioSourceInventory = AudioInventory
 
 /// What can be recorded besides the whole screen: the display's monitors and the
 /// PulseAudio server's applications, sinks and sources. Blocking; any thread.
-public enum CaptureSources {
+package enum CaptureSources {
     /// The monitors of the session's video source: the RandR monitors of `display` (nil:
     /// `$DISPLAY`), or in a Wayland session without X what the ScreenCast portal offers
     /// (``VideoSourceRegistry``).
     /// - Throws: ``RecorderError`` `.unavailable` without the display or portal, `.failed` without RandR 1.5.
-    public static func monitors(display: String?) throws(RecorderError) -> [DisplayMonitor] {
+    package static func monitors(display: String?) throws(RecorderError) -> [DisplayMonitor] {
         do throws(CaptureError) { return try VideoSourceRegistry.monitors(source: nil, display: display) } catch {
             throw error.recorderError
         }
@@ -20,7 +20,7 @@ public enum CaptureSources {
 
     /// The applications playing now, the sinks and the sources of `server` (nil: libpulse's default).
     /// - Throws: ``RecorderError`` `.unavailable` without a server, `.failed` otherwise.
-    public static func audioSources(server: String?) throws(RecorderError) -> AudioSourceInventory {
+    package static func audioSources(server: String?) throws(RecorderError) -> AudioSourceInventory {
         do throws(CaptureError) {
             let connection = try PulseAudioConnection(server: server, clientName: "recordctl")
             defer { connection.close() }

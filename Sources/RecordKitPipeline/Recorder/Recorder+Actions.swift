@@ -4,11 +4,11 @@ import RecordKitSupport
 import Synchronization
 
 /// The answer of one handler to an action (``Recorder/perform(action:arguments:timeout:)``).
-public struct HandlerActionResult: Sendable {
+package struct HandlerActionResult: Sendable {
     /// The handler's registration name.
-    public var handler: String
+    package var handler: String
     /// What it returned (`"path"` of a file written, …) or why it failed.
-    public var result: Result<[String: String], BroadcastError>
+    package var result: Result<[String: String], BroadcastError>
 }
 
 extension Recorder {
@@ -18,7 +18,7 @@ extension Recorder {
     /// did not answer by then reports an error; its work goes on). The recorder forwards by name
     /// only: it knows no concrete handler. Throws ``RecorderError/Kind/invalidState`` when the
     /// recording is not running or paused, or no handler performs `action`.
-    public func perform(action: String, arguments: [String: String], timeout: Double = 60) throws(RecorderError) -> [HandlerActionResult] {
+    package func perform(action: String, arguments: [String: String], timeout: Double = 60) throws(RecorderError) -> [HandlerActionResult] {
         let state = self.state
         guard state == .recording || state == .paused else {
             throw RecorderError(.invalidState, "'\(action)' needs a recording in progress; the recording is \(state.rawValue)")

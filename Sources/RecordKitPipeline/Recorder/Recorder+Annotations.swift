@@ -7,7 +7,7 @@ extension Recorder {
     /// ``BroadcastSampleHandler/broadcastAnnotated(_:)``, queued behind the samples released
     /// before it, in order with pause and resume (it goes through the control queue). Returns the
     /// annotation. Throws ``RecorderError/Kind/invalidState`` unless recording or paused.
-    public func mark(title: String, applicationInfo: [String: String] = [:]) throws(RecorderError) -> BroadcastAnnotation {
+    package func mark(title: String, applicationInfo: [String: String] = [:]) throws(RecorderError) -> BroadcastAnnotation {
         let result: Result<BroadcastAnnotation, RecorderError> = control.sync {
             let state = self.state
             guard state == .recording || state == .paused, let dispatcher else {

@@ -7,7 +7,7 @@ import Synchronization
 /// service installs one so that a stop from the preview page is journaled and concluded as
 /// `recordctl stop` is. Called on a thread of its own (never a handler's queue); calls
 /// `completion` once.
-public typealias RecordingControlHandler = @Sendable (BroadcastControlRequest, @escaping @Sendable (BroadcastError?) -> Void) -> Void
+package typealias RecordingControlHandler = @Sendable (BroadcastControlRequest, @escaping @Sendable (BroadcastError?) -> Void) -> Void
 
 /// The link from every handler context of one recording to its recorder and the owner's
 /// control handler; weak, so a handler that outlives the recording holds nothing.
@@ -58,7 +58,7 @@ extension Recorder {
     /// Installs what carries out the control requests of this recording's handlers
     /// (``BroadcastControlling``), in place of the default (pause, resume, stop, discard on
     /// this recorder directly). Call before ``start()``.
-    public func setControlHandler(_ handler: @escaping RecordingControlHandler) {
+    package func setControlHandler(_ handler: @escaping RecordingControlHandler) {
         controlLink.install(handler)
     }
 }

@@ -18,7 +18,7 @@ import Synchronization
 /// and encoding run on threads and serial queues of their own, never on Swift's cooperative
 /// pool. `onEvent` is called on the control queue for every state transition and handler
 /// failure; it must return quickly and must not call back into the recorder synchronously.
-public final class Recorder: @unchecked Sendable {
+package final class Recorder: @unchecked Sendable {
     private let configuration: RecordingConfiguration
     private let registrations: [HandlerRegistration]
     let onEvent: @Sendable (RecorderEvent) -> Void
@@ -41,7 +41,7 @@ public final class Recorder: @unchecked Sendable {
     private var pauser: BackgroundPauser?  // control queue only
 
     /// Creates a recorder for `configuration` that will feed `handlers`. Nothing runs before ``start()``.
-    public init(configuration: RecordingConfiguration, handlers: [HandlerRegistration],
+    package init(configuration: RecordingConfiguration, handlers: [HandlerRegistration],
                 onEvent: @escaping @Sendable (RecorderEvent) -> Void = { _ in }) {
         FFmpegLog.configureFromEnvironment()
         self.configuration = configuration
@@ -52,10 +52,10 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// The id of the recorded window (resolved from its name), when recording a window.
-    public var capturedWindowID: UInt? { shared.withLock { $0.graph?.capture.windowID } }
+    package var capturedWindowID: UInt? { shared.withLock { $0.graph?.capture.windowID } }
 
     /// The current state.
-    public var state: RecorderState { shared.withLock { $0.lifecycle.state } }
+    package var state: RecorderState { shared.withLock { $0.lifecycle.state } }
 
     /// The handler runners of the running graph (none before start).
     var runners: [HandlerRunner] { shared.withLock { $0.graph?.dispatcher.runners } ?? [] }
@@ -74,7 +74,7 @@ public final class Recorder: @unchecked Sendable {
     /// Opens capture, audio, encoders and handlers (each learns its streams' formats in
     /// `broadcastStarted`), then starts capturing. Returns once capture runs; throws without
     /// leaving anything running when any part cannot start.
-    public func start() throws(RecorderError) {
+    package func start() throws(RecorderError) {
         let result: Result<Void, RecorderError> = control.sync {
             do throws(RecorderError) {
                 try startOnControlQueue()
@@ -89,7 +89,7 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Blocks until the first frame was captured (or `timeout` passed); true if it was.
-    public func waitForFirstFrame(timeout: Double) -> Bool {
+    package func waitForFirstFrame(timeout: Double) -> Bool {
         if shared.withLock({ $0.startNs != 0 }) { return true }
         let ok = firstFrame.wait(timeout: .now() + timeout) == .success
         if ok { firstFrame.signal() }
@@ -135,7 +135,7 @@ public final class Recorder: @unchecked Sendable {
     /// Pauses at the user's request: nothing captured from now on reaches a handler; handlers
     /// get `broadcastPaused()`. Pausing a recording the background already paused makes the
     /// pause the user's too (it outlasts the background).
-    public func pause(reason: String = "user") throws(RecorderError) {
+    package func pause(reason: String = "user") throws(RecorderError) {
         try onControl { () throws(RecorderError) in
             let effect = try shared.withLock { s throws(RecorderError) in try s.lifecycle.userPause() }
             apply(effect, reason: reason)
@@ -144,7 +144,7 @@ public final class Recorder: @unchecked Sendable {
 
     /// Resumes after ``pause(reason:)``; broadcast time goes on where it stopped. Throws while
     /// the background holds the pause (the recording resumes by itself when that ends).
-    public func resume(reason: String = "user") throws(RecorderError) {
+    package func resume(reason: String = "user") throws(RecorderError) {
         try onControl { () throws(RecorderError) in
             let effect = try shared.withLock { s throws(RecorderError) in try s.lifecycle.userResume() }
             apply(effect, reason: reason)
@@ -186,13 +186,13 @@ public final class Recorder: @unchecked Sendable {
     /// Stops capture, drains encoders, finalizes every handler and returns their snapshots
     /// (each handler's `serviceInfo["path"]` says where its result is). Blocks until done.
     @discardableResult
-    public func stop(reason: String = "user") -> [HandlerSnapshot] {
+    package func stop(reason: String = "user") -> [HandlerSnapshot] {
         control.sync { finishOnControlQueue(discard: false, reason: reason) }
     }
 
     /// Stops and tells every handler to delete what it wrote; returns their snapshots.
     @discardableResult
-    public func discard(reason: String = "user") -> [HandlerSnapshot] {
+    package func discard(reason: String = "user") -> [HandlerSnapshot] {
         control.sync { finishOnControlQueue(discard: true, reason: reason) }
     }
 
@@ -251,7 +251,7 @@ public final class Recorder: @unchecked Sendable {
 
     /// A snapshot of the recording, taken under the recorder's lock (never waits for a
     /// lifecycle change in progress).
-    public var status: RecorderStatus {
+    package var status: RecorderStatus {
         let (lifecycle, graph, warnings, startNs, endNs) = shared.withLock { ($0.lifecycle, $0.graph, $0.warnings, $0.startNs, $0.endNs) }
         let now = endNs ?? MonotonicClock.nanoseconds()
         let capture = graph?.captureStatus(now: now, startNs: startNs, frameRateMode: configuration.screen.frameRateMode) ?? CaptureStatus()

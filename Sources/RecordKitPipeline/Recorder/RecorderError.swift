@@ -1,7 +1,7 @@
 /// Why a recording could not start or failed; `kind` maps to a documented exit code.
-public struct RecorderError: Error, Sendable, CustomStringConvertible {
+package struct RecorderError: Error, Sendable, CustomStringConvertible {
     /// Categories of failure.
-    public enum Kind: String, Sendable, Codable {
+    package enum Kind: String, Sendable, Codable {
         /// Malformed arguments (a region that does not parse, a setup value of the wrong type).
         case badArgument
         /// The X display, the audio server or the window is not there.
@@ -14,15 +14,15 @@ public struct RecorderError: Error, Sendable, CustomStringConvertible {
         case failed
     }
     /// The category.
-    public var kind: Kind
+    package var kind: Kind
     /// What failed, with what input, and what to do.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -5,7 +5,7 @@ extension RecordingConfiguration {
     /// as `WxH+X+Y`, `window` as an id (`0x…`) or an exact name, sinks and sources by name,
     /// `pauseOnBackground` as `hidden`, `unfocused` or `never`. Throws
     /// ``RecorderError/Kind/badArgument`` with a message for a malformed value.
-    public init(display: String?, fps: Int, region: String?, window: String?, showsCursor: Bool,
+    package init(display: String?, fps: Int, region: String?, window: String?, showsCursor: Bool,
                 appAudio: Bool, appSink: String?, micAudio: Bool, micSource: String?,
                 audioServer: String?, requireAudio: Bool, pauseOnBackground: String?) throws(RecorderError) {
         guard (1...120).contains(fps) else { throw RecorderError(.badArgument, "fps must be between 1 and 120, got \(fps)") }

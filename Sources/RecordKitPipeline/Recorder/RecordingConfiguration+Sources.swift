@@ -15,7 +15,7 @@ extension RecordingConfiguration {
     /// `appAudioFrom` (an application's name or pid). `hasRegionOrWindow` and `appAudioChosen`
     /// (`--no-app-audio` or `--app-sink` given) reject contradicting combinations.
     /// - Throws: ``RecorderError`` `.badArgument` naming the option.
-    public mutating func applySources(frameRateMode: String, monitor: String?, appAudioFrom: String?,
+    package mutating func applySources(frameRateMode: String, monitor: String?, appAudioFrom: String?,
                                       hasRegionOrWindow: Bool, appAudioChosen: Bool) throws(RecorderError) {
         guard let mode = FrameRateMode(rawValue: frameRateMode) else {
             throw RecorderError(.badArgument, "--frame-rate-mode must be constant or variable, got '\(frameRateMode)'")

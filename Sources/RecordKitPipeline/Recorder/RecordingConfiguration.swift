@@ -2,27 +2,27 @@ import RecordKit
 import RecordKitCapture
 
 /// What to record.
-public struct RecordingConfiguration: Sendable {
+package struct RecordingConfiguration: Sendable {
     /// Screen, region or window, frame rate and cursor.
-    public var screen: ScreenCaptureConfiguration
+    package var screen: ScreenCaptureConfiguration
     /// Application audio source, or nil for none.
-    public var appAudio: AudioSourceSelector?
+    package var appAudio: AudioSourceSelector?
     /// Microphone source, or nil for none.
-    public var micAudio: AudioSourceSelector?
+    package var micAudio: AudioSourceSelector?
     /// PulseAudio server, or nil for libpulse's default (`$PULSE_SERVER`, the user's socket).
-    public var audioServer: String?
+    package var audioServer: String?
     /// Whether a missing audio server or source is an error (otherwise: video only, with a warning).
-    public var requireAudio: Bool
+    package var requireAudio: Bool
     /// When to pause by itself (the recorded window hidden or unfocused, the screen locked), or
     /// nil never to watch.
-    public var pauseOnBackground: PauseOnBackgroundPolicy?
+    package var pauseOnBackground: PauseOnBackgroundPolicy?
     /// Audio tracks (`.audioMic`, `.audioApp`) that start switched off: they record silence
     /// until ``Recorder/setAudioEnabled(_:track:)`` switches them on.
     package var mutedAtStart: Set<SampleBufferType> = []
 
     /// Creates a configuration; by default the whole screen at 30 fps with the cursor, the
     /// default sink's monitor as app audio and the default source as microphone.
-    public init(screen: ScreenCaptureConfiguration = ScreenCaptureConfiguration(),
+    package init(screen: ScreenCaptureConfiguration = ScreenCaptureConfiguration(),
                 appAudio: AudioSourceSelector? = .defaultSinkMonitor, micAudio: AudioSourceSelector? = .defaultSource,
                 audioServer: String? = nil, requireAudio: Bool = false, pauseOnBackground: PauseOnBackgroundPolicy? = nil) {
         self.screen = screen
@@ -35,21 +35,21 @@ public struct RecordingConfiguration: Sendable {
 }
 
 /// A handler added to a recording, under a name that status output uses.
-public struct HandlerRegistration: @unchecked Sendable {
+package struct HandlerRegistration: @unchecked Sendable {
     /// The name ("file", "rtmp-1", an extension's name).
-    public var name: String
+    package var name: String
     /// The handler. The recorder calls it serially on a queue of its own.
-    public var handler: any BroadcastSampleHandler
+    package var handler: any BroadcastSampleHandler
     /// Its setup values.
-    public var setupInfo: SetupInfo
+    package var setupInfo: SetupInfo
 
     /// How many video samples may wait for this handler before further video is dropped for it.
-    public var maxQueuedVideo: Int
+    package var maxQueuedVideo: Int
     /// The handler's ``BroadcastContext/workingDirectory`` (it must exist), or nil for none.
-    public var workingDirectory: String?
+    package var workingDirectory: String?
 
     /// Creates a registration.
-    public init(name: String, handler: any BroadcastSampleHandler, setupInfo: SetupInfo = SetupInfo(), maxQueuedVideo: Int = 60,
+    package init(name: String, handler: any BroadcastSampleHandler, setupInfo: SetupInfo = SetupInfo(), maxQueuedVideo: Int = 60,
                 workingDirectory: String? = nil) {
         self.name = name
         self.handler = handler

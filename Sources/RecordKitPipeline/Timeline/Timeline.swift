@@ -12,7 +12,7 @@ import Synchronization
 /// start, so the cut never exceeds the elapsed time. A pause that arrives while the previous
 /// span's rounded-up end still lies ahead reopens that span (nothing was mapped inside it), so
 /// a pause/resume storm costs whole quanta, never an underflow.
-public final class Timeline: Sendable {
+package final class Timeline: Sendable {
     private struct State {
         var startNs: UInt64?
         /// Closed paused spans: disjoint, ordered, each `start < end`, all at or after `startNs`.
@@ -29,11 +29,11 @@ public final class Timeline: Sendable {
     /// paused span is cut in whole quanta: the resume point moves forward to the next quantum
     /// boundary, so frames after a resume stay on the same grid of broadcast time as before
     /// and audio, cut by the very same span, stays in sync.
-    public init(quantumNs: UInt64 = 0) { self.quantumNs = quantumNs }
+    package init(quantumNs: UInt64 = 0) { self.quantumNs = quantumNs }
 
     /// Starts broadcast time at `monotonicNs`. A pause requested before the start begins at the
     /// start; a second `start` is ignored.
-    public func start(at monotonicNs: UInt64) {
+    package func start(at monotonicNs: UInt64) {
         state.withLock { s in
             guard s.startNs == nil else { return }
             s.startNs = monotonicNs
@@ -46,7 +46,7 @@ public final class Timeline: Sendable {
 
     /// Pauses at `monotonicNs`; no-op when already paused. A pause at or before the end of the
     /// last paused span (its rounded-up end may lie in the future) continues that span.
-    public func pause(at monotonicNs: UInt64) {
+    package func pause(at monotonicNs: UInt64) {
         state.withLock { s in
             guard s.pausedSince == nil else { return }
             if let last = s.spans.last, monotonicNs <= last.end {
@@ -61,7 +61,7 @@ public final class Timeline: Sendable {
 
     /// Resumes at `monotonicNs`; the paused span is cut from broadcast time, rounded up to whole
     /// quanta. No-op when not paused.
-    public func resume(at monotonicNs: UInt64) {
+    package func resume(at monotonicNs: UInt64) {
         state.withLock { s in
             guard let since = s.pausedSince else { return }
             s.pausedSince = nil
@@ -74,24 +74,24 @@ public final class Timeline: Sendable {
     }
 
     /// Whether the timeline is paused now.
-    public var isPaused: Bool { state.withLock { $0.pausedSince != nil } }
+    package var isPaused: Bool { state.withLock { $0.pausedSince != nil } }
 
     /// Total paused time so far in nanoseconds, including a pause in progress, measured up to
     /// `nowNs`.
-    public func pausedTime(now nowNs: UInt64) -> UInt64 {
+    package func pausedTime(now nowNs: UInt64) -> UInt64 {
         state.withLock { s in Self.add(s.pausedTotalNs, Self.running(s, nowNs)) }
     }
 
     /// Broadcast time of the capture instant `monotonicNs`, or nil when it lies before the start
     /// or inside a paused span (content captured while paused never reaches a handler).
-    public func broadcastTime(ofCapture monotonicNs: UInt64) -> Int64? {
+    package func broadcastTime(ofCapture monotonicNs: UInt64) -> Int64? {
         state.withLock { s in Self.map(monotonicNs, in: s) }
     }
 
     /// Maps a captured interval `[monotonicNs, monotonicNs + durationNs)`: returns the broadcast
     /// time of its first instant that is not paused and how many nanoseconds at its beginning
     /// were paused (to be skipped), or nil when the whole interval is paused.
-    public func mapInterval(start monotonicNs: UInt64, duration durationNs: UInt64) -> (broadcastNs: Int64, skipNs: UInt64)? {
+    package func mapInterval(start monotonicNs: UInt64, duration durationNs: UInt64) -> (broadcastNs: Int64, skipNs: UInt64)? {
         state.withLock { s in
             if let b = Self.map(monotonicNs, in: s) { return (b, 0) }
             guard let startNs = s.startNs else { return nil }
@@ -107,7 +107,7 @@ public final class Timeline: Sendable {
 
     /// Broadcast time now in nanoseconds (frozen while paused, and inside the rounded-up end of
     /// a span); zero before the start, never negative, never decreasing as `nowNs` grows.
-    public func now(_ nowNs: UInt64) -> Int64 {
+    package func now(_ nowNs: UInt64) -> Int64 {
         state.withLock { s in
             guard let startNs = s.startNs, nowNs >= startNs else { return 0 }
             // Inside a span (the last one's rounded-up end may lie after its resume), time

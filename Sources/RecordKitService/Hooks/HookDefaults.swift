@@ -1,5 +1,5 @@
 /// Defaults of the hooks (docs/recordctl/hooks.md).
-public enum HookDefaults {
+package enum HookDefaults {
     /// Seconds a hook may run before it is ended, unless `--hook-timeout` or `[hooks] timeout` says otherwise.
-    public static let timeoutSeconds = 60.0
+    package static let timeoutSeconds = 60.0
 }

@@ -1,7 +1,7 @@
 /// How one hook command ended.
-public struct HookOutcome: Sendable, Equatable {
+package struct HookOutcome: Sendable, Equatable {
     /// How it ended.
-    public enum Ending: Sendable, Equatable {
+    package enum Ending: Sendable, Equatable {
         /// It exited with this status (0 is success).
         case exited(Int32)
         /// A signal ended it (not the timeout's).
@@ -12,17 +12,17 @@ public struct HookOutcome: Sendable, Equatable {
         case notStarted(String)
     }
     /// How it ended.
-    public var ending: Ending
+    package var ending: Ending
     /// The first ``HookProcess/maxOutputBytes`` bytes it wrote to stdout and stderr, as text.
-    public var output: String
+    package var output: String
     /// Wall-clock seconds it ran.
-    public var seconds: Double
+    package var seconds: Double
 
     /// Whether the hook succeeded (exit status 0).
-    public var succeeded: Bool { ending == .exited(0) }
+    package var succeeded: Bool { ending == .exited(0) }
 
     /// One line for people: "exited with status 3", "ended after 5 s (time bound)".
-    public var summary: String {
+    package var summary: String {
         switch ending {
         case .exited(let status): return status == 0 ? "succeeded" : "exited with status \(status)"
         case .signalled(let signal): return "was killed by signal \(signal)"

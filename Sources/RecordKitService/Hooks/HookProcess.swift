@@ -7,13 +7,13 @@ import Glibc
 /// The command runs in a process group of its own with stdin from /dev/null; past its time
 /// bound the whole group gets SIGTERM and, 2 s later, SIGKILL, so a hook that starts children
 /// cannot outlive its bound. Blocking: call it from a queue or thread of your own.
-public enum HookProcess {
+package enum HookProcess {
     /// Output kept from one hook for the log (the rest is read and dropped).
-    public static let maxOutputBytes = 16 * 1024
+    package static let maxOutputBytes = 16 * 1024
 
     /// Runs `command` with `arguments` as `$1`, `$2`, … and `environment` added to this
     /// process's; returns once it (and its output pipe) ended, at most `timeout` + 2 s later.
-    public static func run(command: String, arguments: [String], environment: [String: String], timeout: Double) -> HookOutcome {
+    package static func run(command: String, arguments: [String], environment: [String: String], timeout: Double) -> HookOutcome {
         let started = Date()
         var fds: [Int32] = [0, 0]
         guard cshim_pipe_cloexec(&fds) == 0 else {

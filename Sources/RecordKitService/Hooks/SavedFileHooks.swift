@@ -9,17 +9,17 @@ import Glibc
 /// Each command gets the path as `$1` and the kind as `$2`, and `RECORDKIT_SAVED_PATH`,
 /// `RECORDKIT_SAVED_KIND`, `RECORDKIT_RECORDING_ID` in its environment. Its output goes to
 /// `log`, and how it ended to `report` (an event: `hook-finished` or `hook-failed`).
-public final class SavedFileHooks: Sendable {
+package final class SavedFileHooks: Sendable {
     /// One finished hook, for the service's events.
-    public struct Report: Sendable {
+    package struct Report: Sendable {
         /// The command as configured.
-        public var command: String
+        package var command: String
         /// The file it ran for.
-        public var path: String
+        package var path: String
         /// The file's kind.
-        public var kind: SavedFileKind
+        package var kind: SavedFileKind
         /// How it ended.
-        public var outcome: HookOutcome
+        package var outcome: HookOutcome
     }
 
     private let commands: [String]
@@ -31,7 +31,7 @@ public final class SavedFileHooks: Sendable {
 
     /// Hooks for one recording; nothing runs until ``saved(path:kind:)``. `report` and `log`
     /// are called on the hooks' queue.
-    public init(commands: [String], timeout: Double?, recordingId: String,
+    package init(commands: [String], timeout: Double?, recordingId: String,
                 report: @escaping @Sendable (Report) -> Void = { _ in },
                 log: @escaping @Sendable (String) -> Void = SavedFileHooks.logToStandardError) {
         self.commands = commands.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
@@ -42,11 +42,11 @@ public final class SavedFileHooks: Sendable {
     }
 
     /// Whether any command is configured.
-    public var isEmpty: Bool { commands.isEmpty }
+    package var isEmpty: Bool { commands.isEmpty }
 
     /// Queues every command for `path` (returns at once); `environment` adds variables (never
     /// a secret: hooks' output goes to the log).
-    public func saved(path: String, kind: SavedFileKind, environment: [String: String] = [:]) {
+    package func saved(path: String, kind: SavedFileKind, environment: [String: String] = [:]) {
         guard !commands.isEmpty else { return }
         let (commands, timeout, id, report, log) = (self.commands, self.timeout, recordingId, self.report, self.log)
         let variables = environment.merging(["RECORDKIT_SAVED_PATH": path, "RECORDKIT_SAVED_KIND": kind.rawValue,
@@ -64,14 +64,14 @@ public final class SavedFileHooks: Sendable {
 
     /// Waits until every hook queued so far has ended (at most `timeout` seconds); true if they did.
     @discardableResult
-    public func waitUntilIdle(timeout: Double) -> Bool {
+    package func waitUntilIdle(timeout: Double) -> Bool {
         let done = DispatchSemaphore(value: 0)
         queue.async { done.signal() }
         return done.wait(timeout: .now() + timeout) == .success
     }
 
     /// Writes one timestamped line to standard error (the service's log).
-    public static let logToStandardError: @Sendable (String) -> Void = { message in
+    package static let logToStandardError: @Sendable (String) -> Void = { message in
         let line = "\(ISO8601DateFormatter().string(from: Date())) recordkit[\(getpid())]: \(SecretRedactor.redact(message))\n"
         _ = line.withCString { write(2, $0, strlen($0)) }
     }

@@ -1,5 +1,5 @@
 /// What kind of file became final, as hooks receive it (`$2`, `RECORDKIT_SAVED_KIND`).
-public enum SavedFileKind: String, Sendable, CaseIterable {
+package enum SavedFileKind: String, Sendable, CaseIterable {
     /// The recording's file, finalized at stop (or its last part).
     case recording
     /// A part closed by `recordctl split`, `--split-every` or `--split-size`.
@@ -12,7 +12,7 @@ public enum SavedFileKind: String, Sendable, CaseIterable {
 
     /// The kind a service event announces, if it announces a final file: `recording-saved`,
     /// `file-part`, `replay-saved`, `upload-completed`.
-    public init?(eventKind: String) {
+    package init?(eventKind: String) {
         switch eventKind {
         case "recording-saved": self = .recording
         case "file-part": self = .part
