@@ -15,12 +15,12 @@ import Glibc
 /// `RECORDKIT_EXTENSION_FD`), answers its handshake, maps the shared memory that frames arrive
 /// in, and calls the handler exactly as the recorder calls an in-process handler: serially, on
 /// this (the main) thread, `broadcastStarted` first, samples in timeline order, and
-/// `broadcastFinished` exactly once and last. Each ``SampleBuffer`` reads straight from shared
-/// memory; keep it (or its ``MediaBuffer``) beyond the call only when you must: the recorder
+/// `broadcastFinished` exactly once and last. Each `SampleBuffer` reads straight from shared
+/// memory; keep it (or its `MediaBuffer`) beyond the call only when you must: the recorder
 /// lends a few buffers per extension, and frames beyond those are copied or dropped.
 ///
 /// The manifest's `input` decides what the recorder sends; the handler need not declare
-/// ``BroadcastSampleHandler/input`` (if it does, the recorder checks it against the manifest).
+/// `BroadcastSampleHandler.input` (if it does, the recorder checks it against the manifest).
 public enum RecordKitExtension {
     /// Serves `handler` until the broadcast finishes or the recorder goes away, then exits the
     /// process: status 0 after `broadcastFinished`, 64 when the process was not started by a
@@ -56,7 +56,7 @@ extension BroadcastSampleHandler {
 }
 
 extension HandlerInput {
-    /// "As the manifest says": what ``BroadcastSampleHandler/input`` is for an out-of-process
+    /// "As the manifest says": what `BroadcastSampleHandler.input` is for an out-of-process
     /// handler that does not repeat its manifest.
     public static let asDeclaredByManifest = HandlerInput(video: .none)
 }
