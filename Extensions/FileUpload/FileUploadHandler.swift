@@ -207,10 +207,13 @@ package final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastAct
     /// short keeps its complete samples) and renamed, with the
     /// chapters of the markers made before the interruption. A split recording gives back the
     /// part being written and any part still being finalized. Returns the delivered paths;
-    /// nothing when no working file has media.
+    /// nothing when no working file has media (empty, or an MP4 header without a fragment).
     package static func recover(workingDirectory: String) throws(BroadcastError) -> [String] {
         var delivered: [String] = []
         for (name, note) in RecoveryNote.readAll(from: workingDirectory) where FileWriter.size(of: note.workingFile) > 0 {
+            // Killed after the header but before the first fragment (the first second of a
+            // file encoded with look-ahead): no media, so nothing to deliver.
+            if note.container == .mp4, !MP4FragmentScanner.holdsMedia(note.workingFile) { continue }
             let target = RecoveryNote.freeDestination(note.destination)
             let chapters = note.chapters
             try MP4Finalizer.deliver(note.workingFile, to: target, mp4: note.container == .mp4,

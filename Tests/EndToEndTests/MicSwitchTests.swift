@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The live microphone switch (issue 21 item 4, ReplayKit's `isMicrophoneEnabled` on a running
+/// The live microphone switch (ReplayKit's `isMicrophoneEnabled` on a running
 /// recording): `recordctl mic off|on`, `start --mic-off` and the preview page's Mic button, on
 /// the rig's display and PulseAudio tones (app 440 Hz, mic 1000 Hz). Checked in the file: the
 /// mic track is silent exactly while off (within 100 ms of the switch times the events give),

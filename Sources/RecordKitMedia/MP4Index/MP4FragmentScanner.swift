@@ -29,6 +29,20 @@ package final class MP4FragmentScanner: @unchecked Sendable {
     /// A scanner at the start of a file.
     package init() {}
 
+    /// Whether the MP4 at `path` holds any media: a plain MP4, or a fragmented one with at least
+    /// one fragment. A fragmented file killed after its header (`moov`) was written but before
+    /// its first fragment holds none, and must be reported as empty rather than delivered as a
+    /// file that plays nothing. A file that cannot be read counts as holding media, so that
+    /// whoever finalizes it says what is wrong with it.
+    package static func holdsMedia(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        let scanner = MP4FragmentScanner()
+        do { try scanner.advance(fd: fd, path: path, final: true) } catch { return true }
+        return scanner.isPlain || scanner.fragments > 0
+    }
+
     /// Reads on from where the last call stopped, in `fd` (open for reading, `path` names it in
     /// errors). Without `final` only whole fragments are taken, so it can run while the muxer is
     /// writing; with `final` (the file is complete, or a crash cut it) a fragment whose `mdat`
