@@ -52,6 +52,10 @@ cleanup() {
   if [ "${RK_KEEP_RIG:-0}" = 1 ] || [ $started_rig = 0 ]; then
     echo "test: rig left running: source $RK_RIG_DIR/env; scripts/rig.sh stop" >&2
   else
+    # The servers tests start on first use (S3 and tus, the Wayland session) go with the rig:
+    # a run must not leave anything listening (a second run's servers could not bind).
+    bash scripts/upload-servers.sh stop "$RK_RIG_DIR/uploads" 8>&- >/dev/null 2>&1 || true
+    bash scripts/wayland-rig.sh stop 8>&- >/dev/null 2>&1 || true
     bash scripts/rig.sh stop 8>&- || true
   fi
   exit "$rc"
