@@ -53,12 +53,12 @@ final class CodecContext {
     /// which takes ownership of it (an `av_packet_alloc`ed, reference-counted packet).
     func encode(_ frame: UnsafeMutablePointer<AVFrame>?, what: @autoclosure () -> String,
                 body: (UnsafeMutablePointer<AVPacket>) -> Void) throws(MediaError) {
-        let began = frame == nil ? 0 : MonotonicClock.nanoseconds()
+        // Timed only while someone observes (the metrics endpoint): otherwise one lock read.
+        let observer = frame == nil ? nil : EncodeTimeObserver.observer
+        let began = observer == nil ? 0 : MonotonicClock.nanoseconds()
         defer {
-            if frame != nil {
-                EncodeTimeObserver.report(pointer.pointee.codec_type == AVMEDIA_TYPE_AUDIO ? .audio : .video, encoder: name,
-                                          seconds: Double(MonotonicClock.nanoseconds() - began) / 1e9)
-            }
+            observer?.observe(pointer.pointee.codec_type == AVMEDIA_TYPE_AUDIO ? .audio : .video, name,
+                              Double(MonotonicClock.nanoseconds() - began) / 1e9)
         }
         var result = avcodec_send_frame(pointer, frame)
         if result == shim_averror_eagain() {
