@@ -66,6 +66,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     private var maxEmittedPts: Int64 = .min    // on `queue` only
     private let restartCount = Atomic<Int64>(0)
     private let skippedFrames = Atomic<Int64>(0)
+    private let keyFrameWanted = Atomic<Bool>(false)
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
     // Overload handling: drops spread evenly, never in bursts; one report.
@@ -152,6 +153,12 @@ final class VideoEncodeStage: @unchecked Sendable {
         }
     }
 
+    /// Codes the next picture as a key frame (an IDR with x264's closed GOPs), whether or not one
+    /// is due: an output attached to (or resumed on) a running capture starts there instead of
+    /// waiting up to a key frame interval. Any thread. A stage that splices skips
+    /// (``StillRunEncoder``) keeps its own key frame schedule: its output waits for the next one.
+    func requestKeyFrame() { keyFrameWanted.store(true, ordering: .relaxed) }
+
     /// Tells the user once that the encoder cannot keep up, and by how much.
     private func reportOverload(slotNs: Int64) {
         guard dropper.shouldReport() else { return }
@@ -172,8 +179,9 @@ final class VideoEncodeStage: @unchecked Sendable {
                 encodedFrames.store(still.fedFrames, ordering: .relaxed)
                 skippedFrames.store(still.skipFrames, ordering: .relaxed)
             } else {
+                let forceKey = keyFrameWanted.exchange(false, ordering: .relaxed)
                 guard drainWhenStill else {
-                    try encoder.encode(frame, pts: pts, emit: onPacket)
+                    try encoder.encode(frame, pts: pts, keyFrame: forceKey, emit: onPacket)
                     encodedFrames.add(1, ordering: .relaxed)
                     return
                 }
@@ -189,7 +197,7 @@ final class VideoEncodeStage: @unchecked Sendable {
                     try encoder.restart(emit: emit)
                     restartCount.add(1, ordering: .relaxed)
                 } else {
-                    try encoder.encode(frame, pts: pts, emit: emit)
+                    try encoder.encode(frame, pts: pts, keyFrame: forceKey, emit: emit)
                 }
                 encodedFrames.add(1, ordering: .relaxed)
                 if changed {

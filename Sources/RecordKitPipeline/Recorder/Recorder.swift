@@ -39,6 +39,9 @@ package final class Recorder: @unchecked Sendable {
         var endNs: UInt64?
     }
     private var pauser: BackgroundPauser?  // control queue only
+    /// The input of every output attached now, by name, in the order they came (the first
+    /// non-sharing one leads the "same as stream" video sharing of outputs attached later).
+    let outputInputs: Mutex<[(name: String, input: HandlerInput)]>
 
     /// Creates a recorder for `configuration` that will feed `handlers`. Nothing runs before ``start()``.
     package init(configuration: RecordingConfiguration, handlers: [HandlerRegistration],
@@ -47,6 +50,7 @@ package final class Recorder: @unchecked Sendable {
         self.configuration = configuration
         self.timeline = Timeline(quantumNs: 1_000_000_000 / UInt64(max(configuration.screen.framesPerSecond, 1)))
         self.registrations = handlers
+        self.outputInputs = Mutex(handlers.map { ($0.name, $0.handler.input) })
         self.onEvent = onEvent
         controlLink.attach(self)
     }
@@ -56,6 +60,19 @@ package final class Recorder: @unchecked Sendable {
 
     /// The current state.
     package var state: RecorderState { shared.withLock { $0.lifecycle.state } }
+
+    /// The running graph (nil before start).
+    var graph: RecordingGraph? { shared.withLock { $0.graph } }
+
+    /// A runner for a handler attached to the running capture at broadcast time `atNs`, reporting
+    /// its state, events and failure as the graph's own runners do.
+    func attachedRunner(_ registration: HandlerRegistration, routes: Set<SampleRoute>, atNs: Int64) -> HandlerRunner {
+        HandlerRunner(name: registration.name, handler: registration.handler, routes: routes,
+                      limits: HandlerRunner.Limits(video: registration.maxQueuedVideo), attachedAtNs: atNs,
+                      onServiceState: { [weak self] runner, info in self?.handlerServiceState(runner, info) },
+                      onEvent: { [weak self] runner, event in self?.handlerSentEvent(runner, event) },
+                      onEnded: { [weak self] runner, error in self?.handlerEnded(runner, error) })
+    }
 
     /// The handler runners of the running graph (none before start).
     var runners: [HandlerRunner] { shared.withLock { $0.graph?.dispatcher.runners } ?? [] }
@@ -266,7 +283,7 @@ package final class Recorder: @unchecked Sendable {
     // MARK: Helpers
 
     /// Runs `body` on the control queue and rethrows its error.
-    private func onControl(_ body: () throws(RecorderError) -> Void) throws(RecorderError) {
+    func onControl(_ body: () throws(RecorderError) -> Void) throws(RecorderError) {
         let result: Result<Void, RecorderError> = control.sync {
             do throws(RecorderError) { try body(); return .success(()) } catch { return .failure(error) }
         }

@@ -1,0 +1,45 @@
+import RecordKit
+import RecordKitExtensions
+import RecordKitPipeline
+
+extension RecordingSession {
+    /// Attaches the outputs `arguments` asks for (file, `--rtmp`, `--replay-buffer`,
+    /// `--preview`, `--extension`) to the running capture (``Recorder/attach(_:)``): handlers come
+    /// by name from the catalog of `builtins` as at start, named after the names in `taken` (the
+    /// outputs this capture has or had, never reused), each with a working directory under
+    /// `workingDirectory`. Returns them as the journal records them. Throws `bad_argument` for
+    /// no output, an unknown extension or a refused setup, `failed` when an encoder cannot open.
+    func attach(arguments: StartArguments, builtins: [BuiltinExtension], workingDirectory: String?,
+                taken: Set<String>) throws(ControlError) -> [SessionJournal.Handler] {
+        let requests = arguments.extensionRequests()
+        guard !requests.isEmpty else {
+            throw ControlError(.badArgument, "nothing to add to the running recording: --no-file needs --rtmp, --replay-buffer, --preview or --extension")
+        }
+        let registrations: [HandlerRegistration]
+        do throws(ExtensionError) {
+            registrations = try ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: arguments.extensionsDirs)
+                .registrations(for: requests, workingDirectories: workingDirectory, taken: taken)
+        } catch {
+            throw ControlError(.badArgument, error.message)
+        }
+        do throws(RecorderError) { try recorder.attach(registrations) } catch { throw error.controlError }
+        return zip(requests, registrations).map { request, registration in
+            SessionJournal.Handler(name: registration.name, extension: request.name, directory: registration.workingDirectory)
+        }
+    }
+
+    /// Detaches the output `name` (``Recorder/detach(_:discard:)``); returns its final report.
+    func detach(_ name: String, discard: Bool = false) throws(ControlError) -> HandlerReport {
+        do throws(RecorderError) { return try recorder.detach(name, discard: discard) } catch { throw error.controlError }
+    }
+
+    /// Pauses the output `name` alone.
+    func pauseOutput(_ name: String) throws(ControlError) {
+        do throws(RecorderError) { try recorder.pauseOutput(name) } catch { throw error.controlError }
+    }
+
+    /// Resumes the output `name` at its next key frame.
+    func resumeOutput(_ name: String) throws(ControlError) {
+        do throws(RecorderError) { try recorder.resumeOutput(name) } catch { throw error.controlError }
+    }
+}
