@@ -23,7 +23,7 @@ final class AttachOutputTests: EndToEndTestCase {
     /// stream's encoder stops with it; each change is an event; the last output's stop ends the recording.
     func testFilesAndAStreamComeAndGoBesideARunningReplayBuffer() throws {
         let (url, recordDir) = try rtmpServer()
-        let key = "attachkey-\(UUID().uuidString.prefix(8).lowercased())"
+        let key = "testkey-attach-\(UUID().uuidString.prefix(8).lowercased())"
         defer { RTMPServerRecordings.remove(key, in: recordDir) }
         try movingPattern(title: "rk-attach-pattern")
         let events = try service.watchEvents()
@@ -32,7 +32,6 @@ final class AttachOutputTests: EndToEndTestCase {
 
         // The first file and the stream.
         let fileA = path("a.mp4")
-        let startA = Date()
         let idA = try service.ok(["start", "--output", fileA])
         let idStream = try service.ok(["start", "--no-file", "--rtmp", "\(url)/\(key)"])
         XCTAssertEqual([idA, idStream], ["file", "rtmp"], "each added output has its own id")
@@ -42,12 +41,10 @@ final class AttachOutputTests: EndToEndTestCase {
         XCTAssertEqual(names, ["replay-buffer", "file", "rtmp"], "status lists every output: \(during)")
         XCTAssertEqual(during["videoEncoders"] as? Int, 2, "the file shares the buffer's encoder; the stream has its own settings: \(during)")
         XCTAssertEqual(try service.ok(["stop", idA]), fileA, "stop ID prints that output's file")
-        let spanA = Date().timeIntervalSince(startA)
         XCTAssertEqual(try recorderStatus()["state"] as? String, "recording", "the capture goes on")
 
         // The second file, paused alone for 2 s, while the stream goes on; then the stream stops.
         let fileB = path("b.mp4")
-        let startB = Date()
         let idB = try service.ok(["start", "--output", fileB])
         XCTAssertEqual(idB, "file-2", "ids are not reused")
         Thread.sleep(forTimeInterval: 2)
@@ -62,7 +59,6 @@ final class AttachOutputTests: EndToEndTestCase {
         try service.ok(["resume", idB])
         Thread.sleep(forTimeInterval: 3)
         XCTAssertEqual(try service.ok(["stop", idB]), fileB)
-        let spanB = Date().timeIntervalSince(startB)
         let streamStopped = try service.ctl(["stop", idStream])
         XCTAssertEqual(streamStopped.exitCode, Recordctl.Exit.ok, "\(streamStopped)")
         XCTAssertFalse(streamStopped.stdout.contains(key), "the stream key is masked: \(streamStopped.stdout)")
@@ -82,9 +78,17 @@ final class AttachOutputTests: EndToEndTestCase {
         XCTAssertEqual(outputEvents("output-started"), ["file", "rtmp", "file-2"])
         XCTAssertEqual(outputEvents("output-stopped"), ["file", "file-2", "rtmp"])
         XCTAssertEqual(outputEvents("output-paused"), ["file-2"])
-
-        try assertWhole(fileA, seconds: spanA, tolerance: 1.5)
-        try assertWhole(fileB, seconds: spanB - 2, tolerance: 1.5)
+        // The recording's time (broadcast seconds) at each output event: how long each file was attached.
+        func time(_ kind: String, _ handler: String) -> Double {
+            seen.first { $0["kind"] as? String == kind && $0["handler"] as? String == handler }.flatMap { ($0["time"] as? NSNumber)?.doubleValue } ?? -99
+        }
+        verbose("output events: " + seen.filter { ($0["kind"] as? String)?.hasPrefix("output-") == true }
+            .map { "\($0["kind"] ?? "") \($0["handler"] ?? "") at \($0["time"] ?? "")" }.joined(separator: ", "))
+        let spanA = time("output-stopped", "file") - time("output-started", "file")
+        let spanB = time("output-stopped", "file-2") - time("output-started", "file-2")
+            - (time("output-resumed", "file-2") - time("output-paused", "file-2"))
+        try assertWhole(fileA, seconds: spanA, tolerance: 1.0)
+        try assertWhole(fileB, seconds: spanB, tolerance: 1.0)
         let streams = RTMPServerRecordings.wait(for: key, in: recordDir, count: 1)
         XCTAssertEqual(streams.count, 1, "the server recorded the stream once")
         if let flv = streams.first {
@@ -119,20 +123,22 @@ final class AttachOutputTests: EndToEndTestCase {
     }
 
     /// `path` decodes whole: it starts with a key frame (at zero), has video and both audio
-    /// tracks, lasts `seconds` ± `tolerance` by its video frames at 30 fps, and its audio as long as its video.
+    /// tracks, its video lasts `seconds` ± `tolerance` (the recording's time between its output
+    /// events) with at least 40 % of 30 fps in frames, and its audio as long as its video.
     private func assertWhole(_ path: String, seconds: Double, tolerance: Double, line: UInt = #line) throws {
         let probe = try FFprobe.probe(path)
         XCTAssertEqual(probe.video.count, 1, "\(path): \(probe)", line: line)
         XCTAssertEqual(probe.audio.count, 2, "\(path): both audio tracks: \(probe)", line: line)
         guard let video = probe.video.first else { return }
-        let frames = Double(video.frameCount ?? 0) / 30
+        let span = try FFprobe.packetSpan(path, streamIndex: video.index)
         verbose("\(path): \(probe); attached \(String(format: "%.2f", seconds)) s")
-        XCTAssertEqual(frames, seconds, accuracy: tolerance, "\(path): \(video.frameCount ?? 0) frames for \(seconds) s attached", line: line)
+        // By time, not frames: a loaded machine's encoder drops frames (an `overload` event), the time stays.
+        XCTAssertEqual(span.end - span.first, seconds, accuracy: tolerance, "\(path): \(span) for \(seconds) s attached", line: line)
+        XCTAssertGreaterThanOrEqual(Double(video.frameCount ?? 0), seconds * 30 * 0.4, "\(path): frames", line: line)
         let keys = try FFprobe.keyFrameTimes(path, streamIndex: video.index)
         let packets = try FFprobe.packetTimes(path, streamIndex: video.index)
         XCTAssertEqual(keys.first ?? -1, packets.min() ?? -2, accuracy: 0.001, "\(path): the first frame is a key frame", line: line)
         XCTAssertLessThan(keys.first ?? 99, 0.1, "\(path): the video starts at zero", line: line)
-        let span = try FFprobe.packetSpan(path, streamIndex: video.index)
         for audio in probe.audio {
             let a = try FFprobe.packetSpan(path, streamIndex: audio.index)
             XCTAssertEqual(a.end - a.first, span.end - span.first, accuracy: 0.5, "\(path): audio #\(audio.index) as long as the video", line: line)

@@ -97,14 +97,17 @@ final class ObsWebSocketTests: EndToEndTestCase {
         guard let url = rig.rtmpURL, !url.isEmpty, let recordDir = rig.rtmpRecordDir, !recordDir.isEmpty else {
             throw RigError(description: "RK_RTMP_URL / RK_RTMP_REC_DIR not set: run scripts/test.sh (it starts the rig's nginx-rtmp)")
         }
-        let key = "obskey-\(UUID().uuidString.prefix(8).lowercased())"
+        let key = "testkey-obs-\(UUID().uuidString.prefix(8).lowercased())"
         defer { RTMPServerRecordings.remove(key, in: recordDir) }
         // The stream endpoint is read at the service's start: add it, then start the service again.
-        service.shutdown()
+        let pid = try service.pid()
+        try service.ok(["service", "stop"], timeout: 20)
+        for _ in 0..<50 where pid.map({ kill($0, 0) == 0 }) == true { usleep(100_000) }
         let privateFile = path("config/recordkit/private.toml")
         let text = try String(contentsOfFile: privateFile, encoding: .utf8)
         try text.replacingOccurrences(of: "[obs-websocket]\n", with: "[obs-websocket]\nstream-url = \"\(url)/\(key)\"\n")
             .write(toFile: privateFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: privateFile)  // else refused: it holds the key
         try service.ok(["status"])
         try waitForPort()
 

@@ -28,6 +28,10 @@ struct OutputWindow: Sendable {
     /// Nothing at or after this broadcast time is the output's.
     private(set) var cutNs: Int64?
     private var passedCut: Set<SampleBufferType> = []
+    /// The output's own time where what was delivered ends: decode time (for packets) plus
+    /// duration, the latest of any stream. A resumed stretch continues from here, so decode
+    /// times never go back (an encoder with B-frames decodes its key frame before showing it).
+    private var deliveredEndNs: Int64 = .min
 
     /// An output that was there when capture started: every sample from zero, unshifted.
     static func fromStart(hasVideo: Bool) -> OutputWindow {
@@ -53,6 +57,12 @@ struct OutputWindow: Sendable {
 
     /// The shift for `sample` when it is the output's, or nil when it is not (dropped, not counted).
     mutating func admit(_ sample: SampleBuffer) -> Int64? {
+        guard let offset = place(sample) else { return nil }
+        deliveredEndNs = max(deliveredEndNs, sample.timelineTime.nanoseconds - offset + sample.duration.nanoseconds)
+        return offset
+    }
+
+    private mutating func place(_ sample: SampleBuffer) -> Int64? {
         let pts = sample.presentationTime.nanoseconds
         if let cut = cutNs, pts >= cut {
             passedCut.insert(sample.type)
@@ -61,7 +71,9 @@ struct OutputWindow: Sendable {
         if let paused = pausedAtNs {
             if let start = startNs, pts < paused, pts >= start { return offsetNs }
             guard let resumeFrom = resumeFromNs, pts >= resumeFrom, opensStretch(sample) else { return nil }
-            offsetNs = startNs == nil ? pts : offsetNs + pts - paused
+            // The new stretch's first decode time goes where the delivered ones ended.
+            let decodeNs = sample.timelineTime.nanoseconds
+            offsetNs = startNs == nil || deliveredEndNs == .min ? pts : decodeNs - deliveredEndNs
             startNs = pts
             pausedAtNs = nil
             resumeFromNs = nil
