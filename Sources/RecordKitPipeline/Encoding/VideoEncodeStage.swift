@@ -66,7 +66,8 @@ final class VideoEncodeStage: @unchecked Sendable {
     private var maxEmittedPts: Int64 = .min    // on `queue` only
     private let restartCount = Atomic<Int64>(0)
     private let skippedFrames = Atomic<Int64>(0)
-    private let keyFrameWanted = Atomic<Bool>(false)
+    /// Broadcast time from which the next picture is coded as a key frame (`.max`: none asked).
+    private let keyFrameWantedNs = Atomic<Int64>(.max)
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
     // Overload handling: drops spread evenly, never in bursts; one report.
@@ -153,11 +154,29 @@ final class VideoEncodeStage: @unchecked Sendable {
         }
     }
 
-    /// Codes the next picture as a key frame (an IDR with x264's closed GOPs), whether or not one
-    /// is due: an output attached to (or resumed on) a running capture starts there instead of
-    /// waiting up to a key frame interval. Any thread. A stage that splices skips
-    /// (``StillRunEncoder``) keeps its own key frame schedule: its output waits for the next one.
-    func requestKeyFrame() { keyFrameWanted.store(true, ordering: .relaxed) }
+    /// Codes the first picture of broadcast time `atNs` or later as a key frame (an IDR with
+    /// x264's closed GOPs), whether or not one is due: an output attached to (or resumed on) a
+    /// running capture at `atNs` starts there instead of waiting up to a key frame interval. The
+    /// time matters: an encoder that is behind (up to ``maxPending`` pictures on a loaded
+    /// machine) still has older pictures to code, which the output does not take. Any thread;
+    /// the earliest of several requests wins. A stage that splices skips (``StillRunEncoder``)
+    /// keeps its own key frame schedule: its output waits for the next one.
+    func requestKeyFrame(atOrAfter atNs: Int64) {
+        var current = keyFrameWantedNs.load(ordering: .relaxed)
+        while atNs < current {
+            let (exchanged, original) = keyFrameWantedNs.compareExchange(expected: current, desired: atNs, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    /// Whether the picture of slot `pts` is to be a requested key frame; clears the request when it is.
+    private func takeKeyFrameRequest(pts: Int64) -> Bool {
+        let wanted = keyFrameWantedNs.load(ordering: .relaxed)
+        guard wanted != .max, MediaTime(value: pts, timescale: Int32(frameRate)).nanoseconds >= wanted else { return false }
+        _ = keyFrameWantedNs.compareExchange(expected: wanted, desired: .max, ordering: .relaxed)
+        return true
+    }
 
     /// Tells the user once that the encoder cannot keep up, and by how much.
     private func reportOverload(slotNs: Int64) {
@@ -179,7 +198,7 @@ final class VideoEncodeStage: @unchecked Sendable {
                 encodedFrames.store(still.fedFrames, ordering: .relaxed)
                 skippedFrames.store(still.skipFrames, ordering: .relaxed)
             } else {
-                let forceKey = keyFrameWanted.exchange(false, ordering: .relaxed)
+                let forceKey = takeKeyFrameRequest(pts: pts)
                 guard drainWhenStill else {
                     try encoder.encode(frame, pts: pts, keyFrame: forceKey, emit: onPacket)
                     encodedFrames.add(1, ordering: .relaxed)

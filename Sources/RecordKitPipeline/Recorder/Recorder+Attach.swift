@@ -7,7 +7,7 @@ import RecordKitSupport
 /// and OBS's independent record, stream and replay buffer: one capture, and one encoder per
 /// distinct setting, shared by every output that asks for it. An encoder starts with its first
 /// output and stops with its last; an output attached to a running encoder starts at a key frame
-/// the encoder is asked for at once (``VideoEncodeStage/requestKeyFrame()``), its times shifted
+/// the encoder is asked for at once (``VideoEncodeStage/requestKeyFrame(atOrAfter:)``), its times shifted
 /// to start at zero (``OutputWindow``).
 extension Recorder {
     /// Attaches `registrations` to the running capture (recording or paused). Each handler gets
@@ -66,10 +66,11 @@ extension Recorder {
     package func resumeOutput(_ name: String) throws(RecorderError) {
         try onControl { () throws(RecorderError) in
             let runner = try runner(named: name)
-            guard runner.resumeOutput(at: timeline.now(MonotonicClock.nanoseconds())) else {
+            let atNs = timeline.now(MonotonicClock.nanoseconds())
+            guard runner.resumeOutput(at: atNs) else {
                 throw RecorderError(.invalidState, "output '\(name)' is not paused")
             }
-            requestKeyFrames(for: runner)
+            requestKeyFrames(for: runner, atOrAfter: atNs)
         }
     }
 
@@ -113,13 +114,14 @@ extension Recorder {
         graph.dispatcher.add(runner, longerHolds: opened?.longerHolds ?? [:], shorterHolds: opened?.shorterHolds ?? [:])
         graph.add(context: context, encoders: opened?.encoders, routes: fresh)
         outputInputs.withLock { $0.append((registration.name, input)) }
-        requestKeyFrames(for: runner)
+        requestKeyFrames(for: runner, atOrAfter: atNs)
         return runner
     }
 
-    /// Asks the video encoders `runner` takes for a key frame now (a running encoder would otherwise make it wait up to a key frame interval).
-    private func requestKeyFrames(for runner: HandlerRunner) {
-        for stage in graph?.videoStages ?? [] where runner.routes.contains(stage.route) { stage.requestKeyFrame() }
+    /// Asks the video encoders `runner` takes for a key frame at broadcast time `atNs` (a running
+    /// encoder would otherwise make it wait up to a key frame interval).
+    private func requestKeyFrames(for runner: HandlerRunner, atOrAfter atNs: Int64) {
+        for stage in graph?.videoStages ?? [] where runner.routes.contains(stage.route) { stage.requestKeyFrame(atOrAfter: atNs) }
     }
 
     private func detachOnControlQueue(_ runner: HandlerRunner, discard: Bool) -> HandlerSnapshot {
