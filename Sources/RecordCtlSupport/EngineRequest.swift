@@ -15,6 +15,9 @@ package enum EngineRequest: Codable, Sendable, Equatable {
     case trim(file: String, start: Double, end: Double, output: String, overwrite: Bool)
     /// `recordctl extensions`: list them, also from `directories` (absolute), as JSON or text.
     case extensions(directories: [String], json: Bool)
+    /// `recordctl record --help` and `start --help`: the options the catalog's extensions declare
+    /// (also those in `directories`, absolute), printed after recordctl's own.
+    case outputOptionsHelp(directories: [String])
     /// `recordctl monitors`: the RandR monitors of `$DISPLAY`.
     case monitors(json: Bool)
     /// `recordctl audio-sources`: the applications, sinks and sources of `$PULSE_SERVER`.
@@ -31,6 +34,7 @@ package enum EngineRequest: Codable, Sendable, Equatable {
         case .record: return "record"
         case .trim: return "trim"
         case .extensions: return "extensions"
+        case .outputOptionsHelp: return "options-help"
         case .monitors: return "monitors"
         case .audioSources: return "audio-sources"
         }

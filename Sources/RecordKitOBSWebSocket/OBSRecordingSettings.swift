@@ -45,15 +45,14 @@ package final class OBSRecordingSettings: Sendable {
         a.audioServer = audioServer
         a.onSaved = onSaved
         a.hookTimeout = hookTimeout
+        // The outputs' options as the command line spells them (their extensions declare them).
         switch output {
         case .record:
-            a.output = recordDirectory + "/" + Self.timestampedName()
+            a.outputOptions = ["--output", recordDirectory + "/" + Self.timestampedName()]
         case .replayBuffer:
-            a.noFile = true
-            a.replayBuffer = replaySeconds
+            a.outputOptions = ["--no-file", "--replay-buffer", String(replaySeconds)]
         case .stream:
-            a.noFile = true
-            a.rtmp = streamURL.map { [$0] } ?? []
+            a.outputOptions = ["--no-file"] + (streamURL.map { ["--rtmp", $0] } ?? [])
         }
         return a
     }
