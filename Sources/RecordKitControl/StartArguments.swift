@@ -31,9 +31,9 @@ package struct StartArguments: Codable, Sendable, Equatable {
     /// extensions' manifests declare (docs/ARCHITECTURE.md, "Options"), so neither it nor the
     /// command line names an output. May hold secrets (stream keys in URLs).
     package var outputOptions: [String] = []
-    /// Output options from the config file and its profile, in the same form: an option given in
-    /// ``outputOptions`` replaces them.
-    package var defaultOutputOptions: [String] = []
+    /// Output options from the config file and its profile, with where each was written: an
+    /// option given in ``outputOptions`` replaces them.
+    package var configuredOutputOptions: [ConfiguredOption] = []
     /// The client's working directory, absolute: relative paths in ``outputOptions`` are relative to it.
     package var workingDirectory: String?
     /// The client's `RECORDKIT_*` environment variables (a stream key an option declares it may
@@ -88,7 +88,7 @@ package struct StartArguments: Codable, Sendable, Equatable {
         requireAudio = try c.decodeIfPresent(Bool.self, forKey: .requireAudio) ?? d.requireAudio
         pauseOnBackground = try c.decodeIfPresent(String.self, forKey: .pauseOnBackground) ?? d.pauseOnBackground
         outputOptions = try c.decodeIfPresent([String].self, forKey: .outputOptions) ?? d.outputOptions
-        defaultOutputOptions = try c.decodeIfPresent([String].self, forKey: .defaultOutputOptions) ?? d.defaultOutputOptions
+        configuredOutputOptions = try c.decodeIfPresent([ConfiguredOption].self, forKey: .configuredOutputOptions) ?? d.configuredOutputOptions
         workingDirectory = try c.decodeIfPresent(String.self, forKey: .workingDirectory)
         environment = try c.decodeIfPresent([String: String].self, forKey: .environment) ?? d.environment
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions

@@ -25,7 +25,7 @@ extension StartArguments {
     /// takes those keys), then every `--extension`. Throws `bad_argument` for an unknown option or
     /// a bad value; `warnings` (a key file others can read) are for the user.
     package func extensionRequests(catalog: ExtensionCatalog) throws(ControlError) -> OptionResolver.Resolution {
-        var resolution = try OptionResolver(catalog: catalog).resolve(outputOptions, defaults: defaultOutputOptions, encoding: encoding, workingDirectory: workingDirectory,
+        var resolution = try OptionResolver(catalog: catalog).resolve(outputOptions, configured: configuredOutputOptions, encoding: encoding, workingDirectory: workingDirectory,
                                                                        environment: environment)
         resolution.requests += extensions
         return resolution

@@ -19,6 +19,12 @@ enum EngineVerbs {
         case let .outputOptionsHelp(directories):
             Console.help(StartArguments.outputOptionsHelp(builtins: BuiltinExtensions.all, extensionsDirectories: directories))
             return 0
+        case let .checkConfig(options, checked):
+            let problems = StartArguments.configuredOptionProblems(options, builtins: BuiltinExtensions.all)
+            for problem in problems { Console.error(problem) }
+            guard problems.isEmpty else { return ExitCodes.usage }
+            for file in checked { Console.out("\(file): ok") }
+            return 0
         case let .monitors(json):
             return SourceListingVerbs.monitors(json: json)
         case let .audioSources(json):

@@ -9,8 +9,8 @@ import RecordKitControl
 struct RecordingOptions: ParsableArguments {
     // MARK: What to capture
 
-    @Option(help: "Frames per second.")
-    var fps: Int = 30
+    @Option(help: "Frames per second (default 30).")
+    var fps: Int?
 
     @Option(help: ArgumentHelp("Record a region of the screen.", valueName: "WxH+X+Y"))
     var region: String?
@@ -41,7 +41,7 @@ struct RecordingOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Pause by itself while the recorded window is hidden (hidden), also while another window is focused (unfocused), or only while the screen is locked (never).",
                                valueName: "POLICY"))
-    var pauseOnBackground: BackgroundPolicyOption = .hidden
+    var pauseOnBackground: BackgroundPolicyOption?
 
     @OptionGroup var sources: CaptureSourceOptions
 
@@ -74,7 +74,7 @@ struct RecordingOptions: ParsableArguments {
     var outputOptions: [String] = []
 
     func validate() throws {
-        guard (1...120).contains(fps) else { throw ValidationError("--fps must be between 1 and 120, got \(fps)") }
+        if let fps, !(1...120).contains(fps) { throw ValidationError("--fps must be between 1 and 120, got \(fps)") }
         if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
         if noMic && micOff { throw ValidationError("--mic-off needs a microphone track: drop --no-mic") }
         if noMic && noAppAudio && requireAudio { throw ValidationError("--require-audio contradicts --no-mic --no-app-audio") }
@@ -88,32 +88,37 @@ struct RecordingOptions: ParsableArguments {
     /// service for `start` (its `bad_argument` is exit 64 here), by recordctl-engine for
     /// `record`. Throws the usage exit code after printing why.
     func startArguments() throws -> StartArguments {
-        var a = StartArguments()
+        // The config file and the profile first (every key of theirs), then the flags given over them.
+        let config = try configFile()
+        var a: StartArguments
+        do throws(ConfigError) { a = try config.startArguments(profile: encoding.profile) } catch { throw ValidationError(error.message) }
         let env = ProcessInfo.processInfo.environment
         a.display = env["DISPLAY"]
         a.audioServer = env["PULSE_SERVER"]
-        a.fps = fps
-        a.region = region
-        a.window = window
-        a.noCursor = noCursor
-        a.noMic = noMic
-        a.micOff = micOff
-        a.noAppAudio = noAppAudio
-        a.appSink = appSink
-        a.micSource = micSource
-        a.requireAudio = requireAudio
-        a.pauseOnBackground = pauseOnBackground.rawValue
+        if let fps { a.fps = fps }
+        if region != nil || window != nil || sources.monitor != nil {
+            // One of these chooses the area: the config's choice of another gives way.
+            a.region = region
+            a.window = window
+            a.monitor = sources.monitor
+        }
+        if noCursor { a.noCursor = true }
+        if noMic { a.noMic = true }
+        if micOff { a.micOff = true }
+        if noAppAudio { a.noAppAudio = true }
+        if let appSink { a.appSink = appSink }
+        if let micSource { a.micSource = micSource }
+        if requireAudio { a.requireAudio = true }
+        if let pauseOnBackground { a.pauseOnBackground = pauseOnBackground.rawValue }
         a.outputOptions = outputOptions
         a.workingDirectory = FileManager.default.currentDirectoryPath
         // The service runs elsewhere: the variables an option may read instead of its value (a
         // stream key) travel with the request, never on a command line.
         a.environment = env.filter { $0.key.hasPrefix("RECORDKIT_") }
-        a.extensionsDirs = extensionsDirs.map(absolutePath)
+        if !extensionsDirs.isEmpty { a.extensionsDirs = extensionsDirs.map(absolutePath) }
         a.encoding = try encoding.effective().setupValues
-        let config = try configFile()
-        a.defaultOutputOptions = config.outputOptionDefaults()
-        hooks.apply(to: &a, config: config.hooks)
-        try uploads.apply(to: &a, config: config.uploads)
+        hooks.apply(to: &a)
+        try uploads.apply(to: &a, config: config.uploads(profile: encoding.profile))
         sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)

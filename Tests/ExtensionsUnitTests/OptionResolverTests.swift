@@ -9,12 +9,12 @@ import XCTest
 final class OptionResolverTests: XCTestCase {
     private let resolver = OptionResolver(catalog: BuiltinExtensions.catalog(environment: ["XDG_DATA_HOME": "/nonexistent"]))
 
-    private func requests(_ words: [String], defaults: [String] = [], encoding: [String: String] = [:],
+    private func requests(_ words: [String], defaults: [ConfiguredOption] = [], encoding: [String: String] = [:],
                           environment: [String: String] = [:]) throws -> [ExtensionRequest] {
-        try resolver.resolve(words, defaults: defaults, encoding: encoding, workingDirectory: "/home/u/clips", environment: environment).requests
+        try resolver.resolve(words, configured: defaults, encoding: encoding, workingDirectory: "/home/u/clips", environment: environment).requests
     }
 
-    private func message(_ words: [String], defaults: [String] = []) -> String {
+    private func message(_ words: [String], defaults: [ConfiguredOption] = []) -> String {
         do {
             _ = try requests(words, defaults: defaults)
             return "no error"
@@ -59,7 +59,9 @@ final class OptionResolverTests: XCTestCase {
     }
 
     func testTheCommandLineReplacesTheConfigsDefaults() throws {
-        let defaults = ["--format", "mkv", "--rtmp-ca-file", "/etc/rk/ca.pem", "--replay-buffer", "20"]
+        let defaults = [ConfiguredOption(name: "format", value: .string("mkv"), origin: "c.toml, line 1"),
+                        ConfiguredOption(name: "rtmp-ca-file", value: .string("/etc/rk/ca.pem"), origin: "c.toml, line 2"),
+                        ConfiguredOption(name: "replay-buffer", value: .integer(20), origin: "c.toml, line 3")]
         let r = try requests(["--no-file", "--rtmp", "rtmps://127.0.0.1/live/k", "--replay-buffer", "45"], defaults: defaults)
         XCTAssertEqual(r.map(\.name), ["rtmp", "replay-buffer"], "--no-file drops the config's file settings instead of contradicting them")
         XCTAssertEqual(r[0].setup["caFile"], "/etc/rk/ca.pem")
@@ -67,6 +69,18 @@ final class OptionResolverTests: XCTestCase {
         XCTAssertEqual(try requests([], defaults: defaults).map(\.name), ["file", "replay-buffer"], "the config's CA file alone requests no stream")
         XCTAssertEqual(try requests([], defaults: defaults).first?.setup["format"], "mkv")
         XCTAssertTrue(message(["--rtmp-ca-file", "/a.pem"]).contains("--rtmp-ca-file needs --rtmp"), "given on the command line, it is a mistake")
+    }
+
+    func testAConfiguredOptionsMistakeNamesItsLine() {
+        func configured(_ name: String, _ value: ConfiguredOption.Value) -> String {
+            message([], defaults: [ConfiguredOption(name: name, value: value, origin: "/c.toml, profile live, line 7")])
+        }
+        XCTAssertTrue(configured("frobnicate", .bool(true)).hasPrefix("/c.toml, profile live, line 7: unknown key \"frobnicate\""))
+        XCTAssertTrue(configured("replay-buffer", .string("lots")).hasPrefix("/c.toml, profile live, line 7: replay-buffer 'lots': expected a number"))
+        XCTAssertTrue(configured("overwrite", .string("yes")).hasPrefix("/c.toml, profile live, line 7: overwrite must be true or false, not a string"))
+        XCTAssertTrue(configured("format", .bool(true)).contains("format must be one of mp4, mkv, not true or false"))
+        XCTAssertEqual(try requests([], defaults: [ConfiguredOption(name: "rtmp", value: .list([.string("rtmp://127.0.0.1/a/k1"), .string("rtmp://127.0.0.1/a/k2")]),
+                                                                    origin: "c")]).map(\.name), ["file", "rtmp", "rtmp"], "a list of endpoints")
     }
 
     func testAStreamKeyFromAFileOrTheEnvironmentStaysOffTheCommandLine() throws {

@@ -62,7 +62,8 @@ struct DependencyRules {
         // They register the sources beyond X11 and PulseAudio (VideoSourceRegistry) the same way.
         "recordctl-engine": ["RecordKitService", "RecordKitControl", "RecordCtlSupport", "RecordKitBuiltins", "RecordKitPipeWire",
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
-        "RecordKitConfig": ["RecordKitSupport", "TOMLKit"],
+        // The config file fills the same start arguments a command line does (RecordKitControl's values).
+        "RecordKitConfig": ["RecordKitSupport", "RecordKitControl", "TOMLKit"],
         "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire", "RecordKitConfig"],
         // Control surfaces: clients of the service's request API; hotkeys grab keys on X11 through capture's display code;
         // the metrics endpoint observes encode times (EncodeTimeObserver in media).

@@ -45,18 +45,18 @@ package struct OptionResolver: Sendable {
     /// One option as given: its extension, its declaration, its checked value.
     typealias Use = (extension: String, option: OptionDeclaration, value: String?)
 
-    /// Resolves `words` (options and their values, as typed) over `defaults` (the same, from the
-    /// config file and its profile): an option given in `words` replaces its defaults, and a
+    /// Resolves `words` (options and their values, as typed) over `configured` (the config file's
+    /// and its profile's): an option given in `words` replaces the configured one, and a
     /// disable option (`--no-file`) or any other option of the same extension given there drops the
     /// defaults that would contradict it. `encoding` (the codec choices) goes to every request
     /// whose manifest declares the key; a relative path is made absolute against
     /// `workingDirectory`; a key-file option falls back on `environment`. Throws `bad_argument`
     /// for an unknown option, a missing or malformed value, a setting for an extension not
     /// requested, or options that contradict each other; messages never quote a secret value.
-    package func resolve(_ words: [String], defaults: [String] = [], encoding: [String: String] = [:], workingDirectory: String? = nil,
+    package func resolve(_ words: [String], configured: [ConfiguredOption] = [], encoding: [String: String] = [:], workingDirectory: String? = nil,
                          environment: [String: String] = [:]) throws(ControlError) -> Resolution {
         let given = try parse(words, workingDirectory: workingDirectory)
-        let merged = try parse(defaults, workingDirectory: workingDirectory).filter { d in
+        let merged = try uses(of: configured, workingDirectory: workingDirectory).filter { d in
             !given.contains { g in
                 g.option.name == d.option.name
                     || (g.extension == d.extension && (g.option.role == .disable || d.option.role == .disable))
@@ -127,6 +127,48 @@ package struct OptionResolver: Sendable {
         return result
     }
 
+    /// The configured options as uses, each checked like its command-line spelling; a mistake is
+    /// reported with the line it was written on.
+    func uses(of configured: [ConfiguredOption], workingDirectory: String?) throws(ControlError) -> [Use] {
+        var result: [Use] = []
+        for item in configured {
+            guard let (ext, option) = declaration(long: item.name) else {
+                let known = declarations.map(\.option.name).joined(separator: ", ")
+                throw ControlError(.badArgument, "\(item.origin): unknown key \"\(item.name)\"; the outputs' keys are \(known); "
+                                   + "the capture, hook and encoding keys are in docs/CONFIG.md")
+            }
+            let expected: String
+            switch option.type {
+            case .flag: expected = "true or false"
+            case .string: expected = option.choices.map { "one of " + $0.joined(separator: ", ") } ?? "a string"
+            case .path: expected = "a path (a string)"
+            case .int: expected = "an integer"
+            case .double: expected = "a number"
+            }
+            let values: [ConfiguredOption.Value]
+            switch item.value {
+            case .bool(let on) where option.type == .flag:
+                if on { result.append((ext, option, "true")) }
+                continue
+            case .list(let items) where option.role == .request && option.repeatable:
+                values = items
+            default:
+                values = [item.value]
+            }
+            for value in values {
+                guard option.type != .flag, let text = value.text else {
+                    throw ControlError(.badArgument, "\(item.origin): \(item.name) must be \(option.repeatable ? "\(expected) or a list of them" : expected), not \(value.kind)")
+                }
+                do throws(ControlError) {
+                    result.append((ext, option, try checked(text, for: option, workingDirectory: workingDirectory, label: item.name)))
+                } catch {
+                    throw ControlError(.badArgument, "\(item.origin): \(error.message)")
+                }
+            }
+        }
+        return result
+    }
+
     private func requests(for name: String, manifest: ExtensionManifest, used: [(option: OptionDeclaration, value: String?)],
                           encoding: [String: String], environment: [String: String],
                           warnings: inout [String]) throws(ControlError) -> [ExtensionRequest] {
@@ -169,36 +211,38 @@ package struct OptionResolver: Sendable {
     }
 
     /// `value` checked against the option's type, in the spelling its setup key takes.
-    private func checked(_ value: String, for option: OptionDeclaration, workingDirectory: String?) throws(ControlError) -> String {
+    private func checked(_ value: String, for option: OptionDeclaration, workingDirectory: String?,
+                         label: String? = nil) throws(ControlError) -> String {
         let shown = option.secret ? "(not shown)" : "'\(value)'"
+        let name = label ?? "--\(option.name)"
         switch option.type {
         case .flag:
             return "true"
         case .string:
             if let choices = option.choices, !choices.contains(value) {
-                throw ControlError(.badArgument, "--\(option.name) \(shown): expected one of \(choices.joined(separator: ", "))")
+                throw ControlError(.badArgument, "\(name) \(shown): expected one of \(choices.joined(separator: ", "))")
             }
             return value
         case .path:
-            guard !value.isEmpty else { throw ControlError(.badArgument, "--\(option.name): the path is empty") }
+            guard !value.isEmpty else { throw ControlError(.badArgument, "\(name): the path is empty") }
             if value.hasPrefix("/") { return value }
             let base = workingDirectory ?? FileManager.default.currentDirectoryPath
             return URL(fileURLWithPath: value, relativeTo: URL(fileURLWithPath: base, isDirectory: true)).standardizedFileURL.path
         case .int, .double:
             let number = option.type == .int ? Int(value).map(Double.init) : Double(value).flatMap { $0.isFinite ? $0 : nil }
             guard let number else {
-                throw ControlError(.badArgument, "--\(option.name) \(shown): expected \(option.type == .int ? "an integer" : "a number")")
+                throw ControlError(.badArgument, "\(name) \(shown): expected \(option.type == .int ? "an integer" : "a number")")
             }
-            if let minimum = option.minimum, number < minimum { throw outOfRange(option, value) }
-            if let maximum = option.maximum, number > maximum { throw outOfRange(option, value) }
+            if let minimum = option.minimum, number < minimum { throw outOfRange(option, value, name) }
+            if let maximum = option.maximum, number > maximum { throw outOfRange(option, value, name) }
             return option.type == .int ? String(Int(number)) : value
         }
     }
 
-    private func outOfRange(_ option: OptionDeclaration, _ value: String) -> ControlError {
+    private func outOfRange(_ option: OptionDeclaration, _ value: String, _ name: String) -> ControlError {
         let low = option.minimum.map(Self.number) ?? "…"
         let high = option.maximum.map(Self.number) ?? "…"
-        return ControlError(.badArgument, "--\(option.name) must be between \(low) and \(high), got \(value)")
+        return ControlError(.badArgument, "\(name) must be between \(low) and \(high), got \(value)")
     }
 
     private static func number(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d) }
