@@ -11,14 +11,14 @@ extension RecordingSession {
     /// no output, an unknown extension or a refused setup, `failed` when an encoder cannot open.
     func attach(arguments: StartArguments, builtins: [BuiltinExtension], workingDirectory: String?,
                 taken: Set<String>) throws(ControlError) -> [SessionJournal.Handler] {
-        let requests = arguments.extensionRequests()
+        let catalog = ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: arguments.extensionsDirs)
+        let requests = try arguments.extensionRequests(catalog: catalog).requests
         guard !requests.isEmpty else {
-            throw ControlError(.badArgument, "nothing to add to the running recording: --no-file needs --rtmp, --replay-buffer, --preview or --extension")
+            throw ControlError(.badArgument, "nothing to add to the running recording: ask for an output (`recordctl start --help` lists them) or --extension")
         }
         let registrations: [HandlerRegistration]
         do throws(ExtensionError) {
-            registrations = try ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: arguments.extensionsDirs)
-                .registrations(for: requests, workingDirectories: workingDirectory, taken: taken)
+            registrations = try catalog.registrations(for: requests, workingDirectories: workingDirectory, taken: taken)
         } catch {
             throw ControlError(.badArgument, error.message)
         }

@@ -46,7 +46,10 @@ struct StartCommand: ParsableCommand {
         } else {
             Console.out(result.recordingId ?? "")
         }
-        if recording.preview.enabled, let status = try? serviceRequest(.status, startIfNeeded: false).status,
+        // A page an output published (the preview's), whichever option asked for it; after a
+        // join, only when this start added it.
+        if result.attached.map({ $0.contains { $0.hasPrefix("preview") } }) ?? true,
+           let status = try? serviceRequest(.status, startIfNeeded: false).status,
            let url = previewURL(in: status) {
             Console.out("preview: \(url)")
         }
