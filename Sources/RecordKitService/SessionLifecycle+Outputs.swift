@@ -24,6 +24,7 @@ extension SessionLifecycle {
                                + "that began the recording, or upload the file afterwards (recordctl upload FILE)")
         }
         let directory = store.directory(of: active.id) + "/handlers"
+        let startTime = active.session.status.recordedSeconds  // the outputs' time starts at their first key frame from here
         let added = try active.session.attach(arguments: args, builtins: builtins, workingDirectory: directory, taken: active.outputNames)
         active.outputNames.formUnion(added.map(\.name))
         active.journal.handlers += added
@@ -35,7 +36,7 @@ extension SessionLifecycle {
         for handler in added {
             events.publish(ServiceEvent(kind: "output-started", recordingId: active.id, state: active.session.state.rawValue,
                                         reason: "output \(handler.name) added to recording \(active.id)", handler: handler.name,
-                                        time: active.session.status.recordedSeconds, at: RecordingService.now()))
+                                        time: startTime, at: RecordingService.now()))
         }
         var r = ControlResult()
         r.recordingId = active.id
@@ -58,6 +59,7 @@ extension SessionLifecycle {
         }
         let destination = options?.output
         if let destination { try OutputDelivery.check(destination, overwrite: options?.overwrite == true) }
+        let endTime = active.session.status.recordedSeconds  // where the output ends (the detach waits for its encoders)
         var report = try active.session.detach(name)
         var warnings: [String] = []
         if let error = report.error { warnings.append("\(name): \(error)") }
@@ -83,8 +85,7 @@ extension SessionLifecycle {
         updateJournal(active, state: active.journal.state)
         events.publish(ServiceEvent(kind: "output-stopped", recordingId: active.id, state: report.state == .failed ? "failed" : "finished",
                                     reason: "output \(name) of recording \(active.id) stopped" + (report.error.map { ": \($0)" } ?? ""),
-                                    handler: name, time: active.session.status.recordedSeconds, at: RecordingService.now(),
-                                    path: report.serviceInfo["path"]))
+                                    handler: name, time: endTime, at: RecordingService.now(), path: report.serviceInfo["path"]))
         var r = ControlResult()
         r.state = active.session.state.rawValue
         r.outputs = output.map { [$0] } ?? []
