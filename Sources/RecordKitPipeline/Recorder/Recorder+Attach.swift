@@ -29,7 +29,8 @@ extension Recorder {
     }
 
     /// Detaches the output named `name`: its stream ends now (what its encoders still hold up to
-    /// now is delivered first, at most a few seconds' wait), it gets `broadcastFinished` (after
+    /// now is delivered first: a wait of about the encoders' delay, at most 10 s and a key frame
+    /// interval), it gets `broadcastFinished` (after
     /// being told it is discarded, with `discard`), and encoders no other output uses stop.
     /// Returns its final snapshot. Throws `badArgument` for an unknown name and `invalidState`
     /// for the last output (stop the recording instead).
@@ -130,13 +131,14 @@ extension Recorder {
         runner.cut(at: endNs)
         // Wait until every stream of the output reached the cut, so what its encoders held up to
         // now is in it: an encoder's look-ahead (about half a second), a spliced stream's GOP.
-        // Bounded: a paused capture produces nothing, a failed encoder nothing more.
+        // Bounded (10 s and a key frame interval: an encoder behind on a loaded machine catches
+        // up well within it): a paused capture produces nothing, a failed encoder nothing more.
         if state == .recording {
             let holds = runner.routes.compactMap { route -> Double? in
                 guard case .video(.encoded(let settings)) = route else { return nil }
                 return settings.keyFrameIntervalSeconds
             }.max() ?? 0
-            let deadline = MonotonicClock.nanoseconds() + UInt64((3 + holds) * 1e9)
+            let deadline = MonotonicClock.nanoseconds() + UInt64((10 + holds) * 1e9)
             while !runner.hasPassedCut, !runner.isEnded, MonotonicClock.nanoseconds() < deadline {
                 graph.dispatcher.flush(for: runner)
                 usleep(50_000)
