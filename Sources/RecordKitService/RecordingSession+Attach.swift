@@ -7,10 +7,11 @@ extension RecordingSession {
     /// `--preview`, `--extension`) to the running capture (``Recorder/attach(_:)``): handlers come
     /// by name from the catalog of `builtins` as at start, named after the names in `taken` (the
     /// outputs this capture has or had, never reused), each with a working directory under
-    /// `workingDirectory`. Returns them as the journal records them. Throws `bad_argument` for
+    /// `workingDirectory`. Returns them as the journal records them, and the recording's time
+    /// (seconds) they were attached at. Throws `bad_argument` for
     /// no output, an unknown extension or a refused setup, `failed` when an encoder cannot open.
     func attach(arguments: StartArguments, builtins: [BuiltinExtension], workingDirectory: String?,
-                taken: Set<String>) throws(ControlError) -> [SessionJournal.Handler] {
+                taken: Set<String>) throws(ControlError) -> (handlers: [SessionJournal.Handler], atSeconds: Double) {
         let catalog = ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: arguments.extensionsDirs)
         let requests = try arguments.extensionRequests(catalog: catalog).requests
         guard !requests.isEmpty else {
@@ -22,15 +23,22 @@ extension RecordingSession {
         } catch {
             throw ControlError(.badArgument, error.message)
         }
-        do throws(RecorderError) { try recorder.attach(registrations) } catch { throw error.controlError }
-        return zip(requests, registrations).map { request, registration in
+        let atSeconds: Double
+        do throws(RecorderError) { atSeconds = try recorder.attach(registrations) } catch { throw error.controlError }
+        return (zip(requests, registrations).map { request, registration in
             SessionJournal.Handler(name: registration.name, extension: request.name, directory: registration.workingDirectory)
-        }
+        }, atSeconds)
     }
 
-    /// Detaches the output `name` (``Recorder/detach(_:discard:)``); returns its final report.
-    func detach(_ name: String, discard: Bool = false) throws(ControlError) -> HandlerReport {
-        do throws(RecorderError) { return try recorder.detach(name, discard: discard) } catch { throw error.controlError }
+    /// Detaches the output `name` (``Recorder/detach(_:discard:)``); returns its final report and
+    /// the recording's time (seconds) it ended at.
+    func detach(_ name: String, discard: Bool = false) throws(ControlError) -> (report: HandlerReport, endSeconds: Double) {
+        do throws(RecorderError) {
+            let (snapshot, endSeconds) = try recorder.detach(name, discard: discard)
+            return (snapshot, endSeconds)
+        } catch {
+            throw error.controlError
+        }
     }
 
     /// Pauses the output `name` alone.

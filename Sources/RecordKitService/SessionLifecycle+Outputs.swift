@@ -24,8 +24,7 @@ extension SessionLifecycle {
                                + "that began the recording, or upload the file afterwards (recordctl upload FILE)")
         }
         let directory = store.directory(of: active.id) + "/handlers"
-        let startTime = active.session.status.recordedSeconds  // the outputs' time starts at their first key frame from here
-        let added = try active.session.attach(arguments: args, builtins: builtins, workingDirectory: directory, taken: active.outputNames)
+        let (added, startTime) = try active.session.attach(arguments: args, builtins: builtins, workingDirectory: directory, taken: active.outputNames)
         active.outputNames.formUnion(added.map(\.name))
         active.journal.handlers += added
         if !args.onSaved.isEmpty {
@@ -59,8 +58,7 @@ extension SessionLifecycle {
         }
         let destination = options?.output
         if let destination { try OutputDelivery.check(destination, overwrite: options?.overwrite == true) }
-        let endTime = active.session.status.recordedSeconds  // where the output ends (the detach waits for its encoders)
-        var report = try active.session.detach(name)
+        var (report, endTime) = try active.session.detach(name)
         var warnings: [String] = []
         if let error = report.error { warnings.append("\(name): \(error)") }
         if let destination, let source = report.serviceInfo["path"], report.state != .failed {

@@ -14,28 +14,36 @@ extension Recorder {
     /// `broadcastStarted` with its streams' formats (encoders of routes no output had are opened
     /// now), then samples from its first key frame. Throws `invalidState` without a running
     /// capture; when a handler refuses, the ones attached by this call are detached and discarded.
-    package func attach(_ registrations: [HandlerRegistration]) throws(RecorderError) {
-        try onControl { () throws(RecorderError) in
+    /// Returns the broadcast time (seconds) they were attached at: their streams start at the
+    /// first key frame from then.
+    @discardableResult
+    package func attach(_ registrations: [HandlerRegistration]) throws(RecorderError) -> Double {
+        let result: Result<Double, RecorderError> = control.sync {
             var attached: [HandlerRunner] = []
+            var atNs: Int64 = 0
             for registration in registrations {
                 do throws(RecorderError) {
-                    attached.append(try attachOnControlQueue(registration))
+                    let (runner, at) = try attachOnControlQueue(registration)
+                    attached.append(runner)
+                    atNs = at
                 } catch {
                     for runner in attached { _ = detachOnControlQueue(runner, discard: true) }
-                    throw error
+                    return .failure(error)
                 }
             }
+            return .success(Double(atNs) / 1e9)
         }
+        return try result.get()
     }
 
     /// Detaches the output named `name`: its stream ends now (what its encoders still hold up to
     /// now is delivered first: a wait of about the encoders' delay, at most 10 s and a key frame
     /// interval), it gets `broadcastFinished` (after
     /// being told it is discarded, with `discard`), and encoders no other output uses stop.
-    /// Returns its final snapshot. Throws `badArgument` for an unknown name and `invalidState`
-    /// for the last output (stop the recording instead).
-    package func detach(_ name: String, discard: Bool = false) throws(RecorderError) -> HandlerSnapshot {
-        let result: Result<HandlerSnapshot, RecorderError> = control.sync {
+    /// Returns its final snapshot and the broadcast time (seconds) it ended at. Throws
+    /// `badArgument` for an unknown name and `invalidState` for the last output (stop the recording instead).
+    package func detach(_ name: String, discard: Bool = false) throws(RecorderError) -> (snapshot: HandlerSnapshot, endSeconds: Double) {
+        let result: Result<(snapshot: HandlerSnapshot, endSeconds: Double), RecorderError> = control.sync {
             guard state == .recording || state == .paused, let graph else {
                 return .failure(RecorderError(.invalidState, "no capture is running"))
             }
@@ -83,7 +91,7 @@ extension Recorder {
         return runner
     }
 
-    private func attachOnControlQueue(_ registration: HandlerRegistration) throws(RecorderError) -> HandlerRunner {
+    private func attachOnControlQueue(_ registration: HandlerRegistration) throws(RecorderError) -> (HandlerRunner, Int64) {
         guard state == .recording || state == .paused, let graph else { throw RecorderError(.invalidState, "no capture is running") }
         var available: Set<SampleBufferType> = [.video]
         available.formUnion(graph.audioTracks)
@@ -116,7 +124,7 @@ extension Recorder {
         graph.add(context: context, encoders: opened?.encoders, routes: fresh)
         outputInputs.withLock { $0.append((registration.name, input)) }
         requestKeyFrames(for: runner, atOrAfter: atNs)
-        return runner
+        return (runner, atNs)
     }
 
     /// Asks the video encoders `runner` takes for a key frame at broadcast time `atNs` (a running
@@ -125,8 +133,8 @@ extension Recorder {
         for stage in graph?.videoStages ?? [] where runner.routes.contains(stage.route) { stage.requestKeyFrame(atOrAfter: atNs) }
     }
 
-    private func detachOnControlQueue(_ runner: HandlerRunner, discard: Bool) -> HandlerSnapshot {
-        guard let graph else { return runner.snapshot }
+    private func detachOnControlQueue(_ runner: HandlerRunner, discard: Bool) -> (snapshot: HandlerSnapshot, endSeconds: Double) {
+        guard let graph else { return (runner.snapshot, 0) }
         let endNs = timeline.now(MonotonicClock.nanoseconds())
         runner.cut(at: endNs)
         // Wait until every stream of the output reached the cut, so what its encoders held up to
@@ -152,6 +160,6 @@ extension Recorder {
         runner.finish { done.signal() }
         done.wait()
         outputInputs.withLock { $0.removeAll { $0.name == runner.name } }
-        return runner.snapshot
+        return (runner.snapshot, Double(endNs) / 1e9)
     }
 }
