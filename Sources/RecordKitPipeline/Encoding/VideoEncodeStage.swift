@@ -160,7 +160,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     /// time matters: an encoder that is behind (up to ``maxPending`` pictures on a loaded
     /// machine) still has older pictures to code, which the output does not take. Any thread;
     /// the earliest of several requests wins. A stage that splices skips (``StillRunEncoder``)
-    /// keeps its own key frame schedule: its output waits for the next one.
+    /// drains x264 and starts a fresh one there, as it does for a key frame due on a still screen.
     func requestKeyFrame(atOrAfter atNs: Int64) {
         var current = keyFrameWantedNs.load(ordering: .relaxed)
         while atNs < current {
@@ -192,13 +192,13 @@ final class VideoEncodeStage: @unchecked Sendable {
         SimulatedSlowEncoder.waitIfAsked()
         lastPts = pts
         lastFrame = frame
+        let forceKey = takeKeyFrameRequest(pts: pts)
         do throws(MediaError) {
             if let still {
-                try still.submit(frame, slot: pts, changed: changed, emit: onPacket)
+                try still.submit(frame, slot: pts, changed: changed, keyFrame: forceKey, emit: onPacket)
                 encodedFrames.store(still.fedFrames, ordering: .relaxed)
                 skippedFrames.store(still.skipFrames, ordering: .relaxed)
             } else {
-                let forceKey = takeKeyFrameRequest(pts: pts)
                 guard drainWhenStill else {
                     try encoder.encode(frame, pts: pts, keyFrame: forceKey, emit: onPacket)
                     encodedFrames.add(1, ordering: .relaxed)
