@@ -87,8 +87,8 @@ final class AttachOutputTests: EndToEndTestCase {
         let spanA = time("output-stopped", "file") - time("output-started", "file")
         let spanB = time("output-stopped", "file-2") - time("output-started", "file-2")
             - (time("output-resumed", "file-2") - time("output-paused", "file-2"))
-        try assertWhole(fileA, seconds: spanA, tolerance: 1.5)
-        try assertWhole(fileB, seconds: spanB, tolerance: 1.5)
+        try assertWhole(fileA, seconds: spanA, tolerance: 0.6)
+        try assertWhole(fileB, seconds: spanB, tolerance: 0.6)
         let streams = RTMPServerRecordings.wait(for: key, in: recordDir, count: 1)
         XCTAssertEqual(streams.count, 1, "the server recorded the stream once")
         if let flv = streams.first {
