@@ -33,10 +33,10 @@ struct OutputWindow: Sendable {
     /// times never go back (an encoder with B-frames decodes its key frame before showing it).
     private var deliveredEndNs: Int64 = .min
 
-    /// An output that was there when capture started: every sample from zero, unshifted.
+    /// An output that was there when capture started: every sample, unshifted.
     static func fromStart(hasVideo: Bool) -> OutputWindow {
         var w = OutputWindow(hasVideo: hasVideo)
-        w.startNs = 0
+        w.startNs = .min
         return w
     }
 
