@@ -70,9 +70,10 @@ struct DependencyRules {
         "rk-testwindow": ["CX11"],
         "rk-flashbeep": ["RecordKitSupport", "CX11", "CPulse", "CShims"],
         "rk-extension-bench": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
-        "rk-fuzz-control": ["RecordKitControl"],  // the parser alone: no FFmpeg, X11 or PulseAudio
-        "rk-fuzz-extension": ["RecordKit", "RecordKitExtensionSDK"],
-        "rk-fuzz-web": ["RecordKitWeb", "NIOCore", "NIOEmbedded"],  // the web server alone, on an EmbeddedChannel
+        "FuzzSupport": [],  // the fuzz targets' shared replay and libFuzzer entry: Foundation only
+        "rk-fuzz-control": ["FuzzSupport", "RecordKitControl"],  // the parser alone: no FFmpeg, X11 or PulseAudio
+        "rk-fuzz-extension": ["FuzzSupport", "RecordKit", "RecordKitExtensionSDK"],
+        "rk-fuzz-web": ["FuzzSupport", "RecordKitWeb", "NIOCore", "NIOEmbedded"],  // the web server alone, on an EmbeddedChannel
         // Test support shared by test targets.
         "MediaTestSupport": ["RecordKit", "RecordKitMedia"],
         "ExtensionTestSupport": ["RecordKit", "RecordKitExtensions"],
