@@ -117,7 +117,7 @@ let package = Package(
         // and recordctl-engine).
         // It names no concrete handler: every handler comes from the catalog by name.
         .target(name: "RecordKitService",
-                dependencies: ["RecordKitSupport", "RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
+                dependencies: ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
                 path: "Sources/RecordKitService"),
 
         // MARK: Built-in upload extensions (public SDK + media for muxing).
@@ -223,7 +223,8 @@ let package = Package(
         // The control surfaces' protocol layers alone (no rig, no server): obs-websocket's codecs, authentication, op dispatch.
         .testTarget(name: "ControlSurfacesUnitTests", dependencies: ["RecordKitOBSWebSocket", "RecordKitControl"],
                     path: "Tests/ControlSurfacesUnitTests"),
-        .testTarget(name: "ServiceUnitTests", dependencies: ["RecordKitService", "CShims", "ExtensionTestSupport"], path: "Tests/ServiceUnitTests"),
+        .testTarget(name: "ServiceUnitTests", dependencies: ["RecordKitService", "RecordKit", "RecordKitCapture", "RecordKitControl", "RecordKitPipeline",
+                                                             "CShims", "ExtensionTestSupport"], path: "Tests/ServiceUnitTests"),
 
         // MARK: Tests on the rig (real Xvfb, real PulseAudio, nginx-rtmp; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",

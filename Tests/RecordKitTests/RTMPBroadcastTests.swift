@@ -392,7 +392,7 @@ final class RTMPBroadcastTests: XCTestCase {
         return false
     }
 
-    private func assertNoSecret(_ key: String, in snapshot: HandlerSnapshot, events: EventLog,
+    private func assertNoSecret(_ key: String, in snapshot: HandlerRunReport, events: EventLog,
                                 file: StaticString = #filePath, line: UInt = #line) {
         var texts = snapshot.serviceInfo.map { "\($0.key)=\($0.value)" }
         texts.append(snapshot.error ?? "")

@@ -44,7 +44,9 @@ struct DependencyRules {
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
         // The service links no handler: the executables hand it the built-ins (`BuiltinExtension`s).
-        "RecordKitService": ["RecordKitSupport", "RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
+        // It translates the pipeline's snapshot (the capture's counters among it) into the status wire values.
+        "RecordKitService": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions",
+                             "RecordKitUploads", "CShims"],
         // Uploads the service owns: RecordKit and packages only, never capture, media or the pipeline.
         "RecordKitUploads": ["RecordKitSupport", "RecordKit", "CShims", "AsyncHTTPClient", "NIOCore", "NIOPosix", "NIOHTTP1", "Crypto", "XMLCoder"],
         // The thin command line and what it links; the engine runs the in-process verbs.
