@@ -148,7 +148,7 @@ let package = Package(
 
         // MARK: The config file and profiles (kept out of recordctl, which stays a thin command line).
         .target(name: "RecordKitConfig",
-                dependencies: ["RecordKitSupport", .product(name: "TOMLKit", package: "TOMLKit")],
+                dependencies: ["RecordKitSupport", "RecordKitControl", .product(name: "TOMLKit", package: "TOMLKit")],
                 path: "Sources/RecordKitConfig"),
 
         // MARK: Command line: a thin client and an engine.
@@ -237,6 +237,6 @@ let package = Package(
         .testTarget(name: "WebUnitTests", dependencies: ["RecordKitWeb"], path: "Tests/WebUnitTests"),
         .testTarget(name: "SupportUnitTests", dependencies: ["RecordKitSupport"], path: "Tests/SupportUnitTests"),
         .testTarget(name: "UploadsUnitTests", dependencies: ["RecordKitUploads"], path: "Tests/UploadsUnitTests"),
-        .testTarget(name: "ConfigUnitTests", dependencies: ["RecordKitConfig"], path: "Tests/ConfigUnitTests"),
+        .testTarget(name: "ConfigUnitTests", dependencies: ["RecordKitConfig", "RecordKitControl"], path: "Tests/ConfigUnitTests"),
     ]
 )

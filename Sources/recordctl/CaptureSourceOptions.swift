@@ -6,8 +6,8 @@ import RecordKitControl
 /// part of ``RecordingOptions``, so `record` and `start` share them.
 struct CaptureSourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("What an unchanged tick records: constant (repeat the picture: every frame slot filled) "
-        + "or variable (no frame while nothing changes but one every half second).", valueName: "MODE"))
-    var frameRateMode: FrameRateModeArgument = .variable
+        + "or variable (no frame while nothing changes but one every half second). Default variable.", valueName: "MODE"))
+    var frameRateMode: FrameRateModeArgument?
 
     @Option(help: ArgumentHelp("Where the picture comes from: x11 (the X display) or portal (a Wayland screen through "
         + "the ScreenCast portal and PipeWire). Default: portal in a Wayland session without X (WAYLAND_DISPLAY set, "
@@ -28,12 +28,14 @@ struct CaptureSourceOptions: ParsableArguments {
         if appAudioFrom != nil && (noAppAudio || appSink != nil) { throw ValidationError("--app-audio-from cannot be combined with --no-app-audio or --app-sink") }
     }
 
-    /// Copies these options into `arguments`.
+    /// Lays the options given over `arguments` (the monitor is set with the area, by the caller).
     func apply(to arguments: inout StartArguments) {
-        arguments.frameRateMode = frameRateMode.rawValue
-        arguments.monitor = monitor
-        arguments.source = source
-        arguments.appAudioFrom = appAudioFrom
+        if let frameRateMode { arguments.frameRateMode = frameRateMode.rawValue }
+        if let source { arguments.source = source }
+        if let appAudioFrom {
+            arguments.appAudioFrom = appAudioFrom
+            arguments.appSink = nil  // the config's sink gives way to the flag's application
+        }
     }
 }
 
