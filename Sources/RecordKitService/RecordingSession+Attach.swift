@@ -34,8 +34,8 @@ extension RecordingSession {
     /// the recording's time (seconds) it ended at.
     func detach(_ name: String, discard: Bool = false) throws(ControlError) -> (report: HandlerReport, endSeconds: Double) {
         do throws(RecorderError) {
-            let (snapshot, endSeconds) = try recorder.detach(name, discard: discard)
-            return (snapshot, endSeconds)
+            let (report, endSeconds) = try recorder.detach(name, discard: discard)
+            return (HandlerReport(report), endSeconds)
         } catch {
             throw error.controlError
         }

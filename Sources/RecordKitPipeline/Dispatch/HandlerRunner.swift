@@ -40,7 +40,7 @@ final class HandlerRunner: @unchecked Sendable {
         var closed = false
         var error: BroadcastError?
         var serviceInfo: [String: String] = [:]
-        var stats = HandlerStatistics()
+        var stats = HandlerCounts()
         var window: OutputWindow
     }
 
@@ -267,16 +267,17 @@ final class HandlerRunner: @unchecked Sendable {
     func announce(_ event: BroadcastEvent) { onEvent?(self, event) }
 
     /// A snapshot for status output.
-    var snapshot: HandlerSnapshot {
+    var snapshot: HandlerRunReport {
         let owned = queueOwner?.queueCounts
         return state.withLock { s in
             var stats = s.stats
             if let owned {
                 stats.droppedVideo = owned.droppedVideo
-                stats.queued = owned.waiting
-                stats.queueHighWater = owned.highWater
+                stats.droppedAudio = owned.droppedAudio
+                stats.queued = owned.queued
+                stats.queueHighWater = owned.queueHighWater
             }
-            return HandlerSnapshot(name: name,
+            return HandlerRunReport(name: name,
                                    state: s.finishCalled && s.error == nil ? .finished : (s.error != nil ? .failed : .running),
                                    error: s.error?.message, serviceInfo: s.serviceInfo, statistics: stats,
                                    paused: s.window.isPaused ? true : nil)

@@ -42,8 +42,8 @@ extension Recorder {
     /// being told it is discarded, with `discard`), and encoders no other output uses stop.
     /// Returns its final snapshot and the broadcast time (seconds) it ended at. Throws
     /// `badArgument` for an unknown name and `invalidState` for the last output (stop the recording instead).
-    package func detach(_ name: String, discard: Bool = false) throws(RecorderError) -> (snapshot: HandlerSnapshot, endSeconds: Double) {
-        let result: Result<(snapshot: HandlerSnapshot, endSeconds: Double), RecorderError> = control.sync {
+    package func detach(_ name: String, discard: Bool = false) throws(RecorderError) -> (report: HandlerRunReport, endSeconds: Double) {
+        let result: Result<(report: HandlerRunReport, endSeconds: Double), RecorderError> = control.sync {
             guard state == .recording || state == .paused, let graph else {
                 return .failure(RecorderError(.invalidState, "no capture is running"))
             }
@@ -133,7 +133,7 @@ extension Recorder {
         for stage in graph?.videoStages ?? [] where runner.routes.contains(stage.route) { stage.requestKeyFrame(atOrAfter: atNs) }
     }
 
-    private func detachOnControlQueue(_ runner: HandlerRunner, discard: Bool) -> (snapshot: HandlerSnapshot, endSeconds: Double) {
+    private func detachOnControlQueue(_ runner: HandlerRunner, discard: Bool) -> (report: HandlerRunReport, endSeconds: Double) {
         guard let graph else { return (runner.snapshot, 0) }
         let endNs = timeline.now(MonotonicClock.nanoseconds())
         runner.cut(at: endNs)

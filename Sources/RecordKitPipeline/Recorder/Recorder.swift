@@ -203,13 +203,13 @@ package final class Recorder: @unchecked Sendable {
     /// Stops capture, drains encoders, finalizes every handler and returns their snapshots
     /// (each handler's `serviceInfo["path"]` says where its result is). Blocks until done.
     @discardableResult
-    package func stop(reason: String = "user") -> [HandlerSnapshot] {
+    package func stop(reason: String = "user") -> [HandlerRunReport] {
         control.sync { finishOnControlQueue(discard: false, reason: reason) }
     }
 
     /// Stops and tells every handler to delete what it wrote; returns their snapshots.
     @discardableResult
-    package func discard(reason: String = "user") -> [HandlerSnapshot] {
+    package func discard(reason: String = "user") -> [HandlerRunReport] {
         control.sync { finishOnControlQueue(discard: true, reason: reason) }
     }
 
@@ -217,7 +217,7 @@ package final class Recorder: @unchecked Sendable {
         control.async { [self] in _ = finishOnControlQueue(discard: false, reason: reason, failed: failed) }
     }
 
-    private func finishOnControlQueue(discard: Bool, reason: String, failed: Bool = false) -> [HandlerSnapshot] {
+    private func finishOnControlQueue(discard: Bool, reason: String, failed: Bool = false) -> [HandlerRunReport] {
         guard let graph = shared.withLock({ $0.graph }) else { return [] }
         guard transition(to: .finishing, reason: reason) else { return graph.dispatcher.runners.map(\.snapshot) }
         pauser?.stop()
@@ -267,12 +267,12 @@ package final class Recorder: @unchecked Sendable {
     // MARK: Status
 
     /// A snapshot of the recording, taken under the recorder's lock (never waits for a
-    /// lifecycle change in progress).
-    package var status: RecorderStatus {
+    /// lifecycle change in progress). The pipeline's own value: the service translates it.
+    package var status: RecordingSnapshot {
         let (lifecycle, graph, warnings, startNs, endNs) = shared.withLock { ($0.lifecycle, $0.graph, $0.warnings, $0.startNs, $0.endNs) }
         let now = endNs ?? MonotonicClock.nanoseconds()
-        let capture = graph?.captureStatus(now: now, startNs: startNs, frameRateMode: configuration.screen.frameRateMode) ?? CaptureStatus()
-        return RecorderStatus(
+        let capture = graph?.captureSnapshot(now: now, startNs: startNs, frameRateMode: configuration.screen.frameRateMode) ?? CaptureSnapshot()
+        return RecordingSnapshot(
             state: lifecycle.state, pauseReason: lifecycle.pauseReason,
             recordedSeconds: startNs == 0 ? 0 : Double(timeline.now(now)) / 1e9,
             pausedSeconds: Double(timeline.pausedTime(now: now)) / 1e9,
