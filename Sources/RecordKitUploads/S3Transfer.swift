@@ -120,16 +120,34 @@ struct S3Transfer: UploadTransfer {
         record.state = .completed
     }
 
-    /// Whether the object is at `key` already, whole (a completion whose answer was lost).
+    /// Whether the object is at `key` already, whole (a completion whose answer was lost, or a
+    /// `kill -9` between the completion and the journal): every part was confirmed, and the
+    /// object has the file's size and either S3's ETag of those parts or, as some servers
+    /// (rclone) give a multipart object, the MD5 of the whole file (read again here, once).
     private func finishedAlready(_ record: inout UploadRecord, key: String, client: S3Client) throws(UploadError) -> Bool {
         let plan = PartPlan(fileSize: record.identity.size, preferred: record.partSize)
         guard record.parts.count == plan.count, let expected = S3Client.multipartETag(record.parts),
-              let head = try client.head(key: key), head.size == record.identity.size, head.etag == expected else { return false }
+              let head = try client.head(key: key), head.size == record.identity.size else { return false }
+        if head.etag != expected {
+            guard let etag = head.etag, etag == "\"\(try Self.wholeFileMD5(record, plan: plan))\"" else { return false }
+        }
         record.etag = head.etag
         record.verified = true
         record.objectURL = client.objectURL(key)
         record.state = .completed
         return true
+    }
+
+    /// The MD5 (hex) of the file of `record`, read part by part; the file must be unchanged.
+    private static func wholeFileMD5(_ record: UploadRecord, plan: PartPlan) throws(UploadError) -> String {
+        try record.identity.check(record.path)
+        let reader = try FilePieceReader(path: record.path)
+        var md5 = Insecure.MD5()
+        for number in 1...plan.count {
+            let body = try reader.read(plan.range(of: number))
+            body.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
+        }
+        return SigV4Signer.hex(md5.finalize())
     }
 
     func abandon(_ record: UploadRecord, context: UploadContext) throws(UploadError) {
