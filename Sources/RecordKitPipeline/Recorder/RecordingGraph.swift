@@ -36,7 +36,10 @@ final class RecordingGraph: @unchecked Sendable {
         var mixedAliases: [SampleRoute: SampleRoute]
         var contexts: [HandlerContext]
         /// Where each raw or encoded video frame goes (one entry per distinct video route).
-        var videoSinks: [SampleRoute: VideoSink]
+        var videoSinks: [SampleRoute: VideoSink] { didSet { sinkList = Array(videoSinks.values) } }
+        /// ``videoSinks``' values, kept as they change (attach, detach) so that each captured
+        /// frame takes them without building an array.
+        var sinkList: [VideoSink] = []
         /// The format of every route that runs.
         var formats: [SampleRoute: FormatDescription]
     }
@@ -49,6 +52,8 @@ final class RecordingGraph: @unchecked Sendable {
         self.audioGraph = audioGraph
         self.dispatcher = dispatcher
         self.encoderOpener = encoderOpener
+        var parts = parts
+        parts.sinkList = Array(parts.videoSinks.values)
         self.parts = PartsBox(parts)
     }
 
@@ -116,7 +121,7 @@ final class RecordingGraph: @unchecked Sendable {
             // Content time decides what is cut (paused spans); the tick's due time decides the slot.
             guard let b = timeline.broadcastTime(ofCapture: frame.captureTime) else { return }
             let slot = timeline.broadcastTime(ofCapture: frame.scheduledTime) ?? b
-            for sink in parts.withLock({ Array($0.videoSinks.values) }) { sink(frame, b, slot) }
+            for sink in parts.withLock({ $0.sinkList }) { sink(frame, b, slot) }
         }
         if !audioTracks.isEmpty {
             let graph = audioGraph
