@@ -151,9 +151,9 @@ final class RTMPSender: @unchecked Sendable {
                 setPhase(.connecting)
             } else {
                 setPhase(.reconnecting(attempt: attempt))
-                if waitForStop(seconds: options.reconnect.delay(beforeAttempt: attempt)) { return end(.finished) }
+                if waitForStop(seconds: options.reconnect.delay(beforeAttempt: attempt)) { return setPhase(.finished) }
             }
-            if stopRequested(.now) { return end(.finished) }
+            if stopRequested(.now) { return setPhase(.finished) }
             let session: SessionEnd
             switch connect() {
             case .failure(let failure):
@@ -167,10 +167,10 @@ final class RTMPSender: @unchecked Sendable {
                 }
             }
             // Stopped, or cut short by an abort (discarded, or the finish timeout passed).
-            guard case .lost(let failure) = session, !interrupt.isAborted else { return end(.finished) }
+            guard case .lost(let failure) = session, !interrupt.isAborted else { return setPhase(.finished) }
             lastError = failure.summary
             if !everLive { return fail(endpoint.firstConnectionError(failure)) }
-            if stopRequested(.drain) { return end(.finished) }
+            if stopRequested(.drain) { return setPhase(.finished) }
             if attempt == 0 { lostAt = MonotonicClock.seconds() }
             if attempt >= options.reconnect.maxAttempts {
                 setPhase(.gaveUp)
@@ -346,11 +346,6 @@ final class RTMPSender: @unchecked Sendable {
         return queue.counts
     }
 
-    /// Ends the thread in `phase` (finished), publishing the final status.
-    private func end(_ final: Phase) {
-        setPhase(final)
-    }
-
     /// Ends the handler with `error`.
     private func fail(_ error: BroadcastError) {
         condition.lock()
@@ -398,5 +393,4 @@ final class RTMPSender: @unchecked Sendable {
         info["lastError"] = lastError ?? ""  // empty: removed from the status (live again)
         context.publish(serviceInfo: info)
     }
-
 }
