@@ -18,6 +18,8 @@ enum EngineVerbs {
             return extensions(directories: directories, json: json)
         case let .monitors(json):
             return SourceListingVerbs.monitors(json: json)
+        case let .cameras(json):
+            return SourceListingVerbs.cameras(json: json)
         case let .audioSources(json):
             return SourceListingVerbs.audioSources(json: json)
         }

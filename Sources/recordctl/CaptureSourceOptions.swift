@@ -21,8 +21,24 @@ struct CaptureSourceOptions: ParsableArguments {
         + "application name or process id (`recordctl audio-sources` lists them).", valueName: "NAME|PID"))
     var appAudioFrom: String?
 
+    @Option(help: ArgumentHelp("Composite a camera picture-in-picture into the recording: a name from `recordctl cameras` "
+        + "(node name, description or node id); `--camera` alone takes the first camera.", valueName: "NAME"))
+    var camera: String?
+
+    @Option(help: ArgumentHelp("The camera's corner: top-left, top-right, bottom-left or bottom-right.", valueName: "CORNER"))
+    var cameraPosition: String = "bottom-right"
+
+    @Option(help: ArgumentHelp("The camera's width in percent of the picture's width (1% to 100%), aspect kept.", valueName: "PERCENT"))
+    var cameraSize: String = "25%"
+
+    @Flag(help: "Start with the camera's corner hidden (`recordctl camera on` shows it).")
+    var cameraOff = false
+
     /// Rejects combinations that contradict the other capture options.
     func check(region: String?, window: String?, noAppAudio: Bool, appSink: String?) throws {
+        if camera == nil && (cameraOff || cameraPosition != "bottom-right" || cameraSize != "25%") {
+            throw ValidationError("--camera-position, --camera-size and --camera-off need --camera")
+        }
         if let source, !["x11", "portal"].contains(source) { throw ValidationError("--source must be x11 or portal, got '\(source)'") }
         if monitor != nil && (region != nil || window != nil) { throw ValidationError("--monitor cannot be combined with --region or --window") }
         if appAudioFrom != nil && (noAppAudio || appSink != nil) { throw ValidationError("--app-audio-from cannot be combined with --no-app-audio or --app-sink") }
@@ -34,6 +50,10 @@ struct CaptureSourceOptions: ParsableArguments {
         arguments.monitor = monitor
         arguments.source = source
         arguments.appAudioFrom = appAudioFrom
+        arguments.camera = camera
+        arguments.cameraPosition = cameraPosition
+        arguments.cameraSize = cameraSize
+        arguments.cameraOff = cameraOff
     }
 }
 

@@ -22,6 +22,11 @@ extension RecordingGraph {
         status.audioOffsetMs = audioGraph.offsetsMs
         status.audioLevelsDb = audioGraph.levels.levelsDb
         status.audioMuted = audioTracks.isEmpty ? nil : audioGraph.muteSwitch.mutedNames
+        if let camera {
+            status.camera = camera.cameraName
+            status.cameraEnabled = camera.cameraSwitch.isEnabled
+            status.cameraLost = camera.cameraEndReason
+        }
         status.damage = DamageStatus(statistics: stats, mode: frameRateMode,
                                       conversions: videoStages.reduce(0) { $0 + $1.conversions },
                                       convertedRows: videoStages.reduce(0) { $0 + $1.convertedRows },

@@ -13,6 +13,8 @@ import Synchronization
 /// counters it reports may be read from any thread.
 final class RecordingGraph: @unchecked Sendable {
     let capture: any VideoSource
+    /// The capture again when it composites a camera (its live switch), else nil.
+    let camera: CameraOverlaySource?
     /// The audio source (``AudioSourceRegistry``): its streams and connection.
     let audio: any AudioSource
     /// The audio tracks that really record (`audioApp`, `audioMic`).
@@ -26,11 +28,12 @@ final class RecordingGraph: @unchecked Sendable {
     let videoSinks: [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void]
     private var silenceTimer: DispatchSourceTimer?
 
-    init(capture: any VideoSource, audio: any AudioSource,
+    init(capture: any VideoSource, camera: CameraOverlaySource? = nil, audio: any AudioSource,
          audioTracks: [SampleBufferType], audioGraph: AudioGraph, videoStages: [VideoEncodeStage], audioStages: [AudioEncodeStage],
          dispatcher: Dispatcher, contexts: [HandlerContext],
          videoSinks: [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void]) {
         self.capture = capture
+        self.camera = camera
         self.audio = audio
         self.audioTracks = audioTracks
         self.audioGraph = audioGraph
