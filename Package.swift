@@ -148,7 +148,7 @@ let package = Package(
 
         // MARK: The config file and profiles (kept out of recordctl, which stays a thin command line).
         .target(name: "RecordKitConfig",
-                dependencies: ["RecordKitSupport", .product(name: "TOMLKit", package: "TOMLKit")],
+                dependencies: ["RecordKitSupport", "RecordKitControl", .product(name: "TOMLKit", package: "TOMLKit")],
                 path: "Sources/RecordKitConfig"),
 
         // MARK: Command line: a thin client and an engine.
@@ -210,7 +210,7 @@ let package = Package(
         // server (`scripts/test.sh --fast` runs every `*UnitTests` target; docs/TESTING.md).
         .testTarget(name: "PipelineUnitTests", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitPipeline", "CShims", "HandlerTestSupport"], path: "Tests/PipelineUnitTests"),
         .testTarget(name: "MediaUnitTests",
-                    dependencies: ["RecordKit", "RecordKitMedia", "RecordKitPipeline", "CColorConversion", "CFFmpeg", "MediaTestSupport"],
+                    dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "CColorConversion", "CFFmpeg", "MediaTestSupport"],
                     path: "Tests/MediaUnitTests"),
         .testTarget(name: "CaptureUnitTests", dependencies: ["RecordKitCapture"], path: "Tests/CaptureUnitTests"),
         .testTarget(name: "ExtensionsUnitTests",
@@ -234,6 +234,6 @@ let package = Package(
         .testTarget(name: "WebUnitTests", dependencies: ["RecordKitWeb"], path: "Tests/WebUnitTests"),
         .testTarget(name: "SupportUnitTests", dependencies: ["RecordKitSupport"], path: "Tests/SupportUnitTests"),
         .testTarget(name: "UploadsUnitTests", dependencies: ["RecordKitUploads"], path: "Tests/UploadsUnitTests"),
-        .testTarget(name: "ConfigUnitTests", dependencies: ["RecordKitConfig"], path: "Tests/ConfigUnitTests"),
+        .testTarget(name: "ConfigUnitTests", dependencies: ["RecordKitConfig", "RecordKitControl"], path: "Tests/ConfigUnitTests"),
     ]
 )

@@ -31,6 +31,11 @@ Recorders:
   ours-constant  the same with --frame-rate-mode constant
   ours-lowdelay  variable frame rate with RECORDKIT_LOW_DELAY_FILES=1 (the encoder settings
                  files used to have: no B-frames, no look-ahead, no mbtree, sliced threads)
+  ours-replay    ours with a 30 s replay buffer beside the file (`--replay-buffer 30`: one encode
+                 shared by the file and the buffer, which both wait for the encoder: look-ahead)
+  ours-replay-lowdelay
+                 ours-replay with RECORDKIT_LOW_DELAY_FILES=1: the encode a file beside a replay
+                 buffer had while the buffer counted as a live consumer (low delay)
   ffmpeg         ffmpeg -f x11grab -framerate FPS -draw_mouse 0 ... -c:v libx264 -preset veryfast
                  -crf C -g 2*FPS, recordctl's colour conversion (scripts/benchmark.py FFMPEG_COLOUR)
 
@@ -62,7 +67,7 @@ CELLS, CELL = 16, 40  # counter cells and their size in pixels
 FFMPEG_COLOUR = ["-vf", "scale=flags=bilinear:out_color_matrix=bt709:out_range=tv,format=yuv420p",
                  "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"]
 REF_CONVERSION = "scale=flags=bilinear:out_color_matrix=bt709:out_range=tv,format=yuv420p"
-RECORDERS = ("ours", "ours-constant", "ours-lowdelay", "ffmpeg")
+RECORDERS = ("ours", "ours-constant", "ours-lowdelay", "ours-replay", "ours-replay-lowdelay", "ffmpeg")
 
 
 def content_graph(size, fps):
@@ -112,6 +117,8 @@ def recorder_command(name, args, env, crf, out):
             cmd += ["--region", f"{args.size}+0+0"]
         if name == "ours-constant":
             cmd += ["--frame-rate-mode", "constant"]
+        if name.startswith("ours-replay"):
+            cmd += ["--replay-buffer", "30"]
         return cmd
     return ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-f", "x11grab", "-draw_mouse", "0",
             "-framerate", str(args.fps), "-video_size", args.size, "-i", env["DISPLAY"] + "+0,0",
@@ -123,7 +130,7 @@ def recorder_env(name, env):
     renv = dict(env)
     # "ours": the default (files keep look-ahead and B-frames), asked for explicitly;
     # "ours-lowdelay": the low-delay encode files had before (RECORDKIT_LOW_DELAY_FILES=1).
-    renv["RECORDKIT_LOW_DELAY_FILES"] = "1" if name == "ours-lowdelay" else "0"
+    renv["RECORDKIT_LOW_DELAY_FILES"] = "1" if name.endswith("-lowdelay") else "0"
     return renv
 
 
@@ -361,8 +368,9 @@ def main():
     for r in results:
         r["ssim_db"] = -10 * math.log10(max(1e-9, 1 - r["ssim"]))
     pairs = [(name, "ffmpeg") for name in recorders if name != "ffmpeg" and "ffmpeg" in recorders]
-    if "ours" in recorders and "ours-lowdelay" in recorders:
-        pairs.append(("ours", "ours-lowdelay"))
+    for name, against in (("ours", "ours-lowdelay"), ("ours-replay", "ours-replay-lowdelay")):
+        if name in recorders and against in recorders:
+            pairs.append((name, against))
     for name, against in pairs:
         ref = [r for r in results if r["recorder"] == against]
         test = [r for r in results if r["recorder"] == name]
@@ -375,10 +383,10 @@ def main():
     if args.json:
         print(json.dumps({"results": results, "bd_rates": summary}, indent=2))
         return
-    print(f"{'recorder':<15} {'crf':>3} {'Mbit/s':>7} {'PSNR-Y':>7} {'PSNR':>6} {'SSIM':>8} {'worst':>7} {'frames':>6} "
+    print(f"{'recorder':<20} {'crf':>3} {'Mbit/s':>7} {'PSNR-Y':>7} {'PSNR':>6} {'SSIM':>8} {'worst':>7} {'frames':>6} "
           f"{'torn':>4} {'dup':>4} {'skip':>4} {'CPU/s':>6}  x264")
     for r in results:
-        print(f"{r['recorder']:<15} {r['crf']:>3} {fmt(r['mbps'], '7.3f')} {r['psnr_y']:7.2f} {r['psnr_avg']:6.2f} "
+        print(f"{r['recorder']:<20} {r['crf']:>3} {fmt(r['mbps'], '7.3f')} {r['psnr_y']:7.2f} {r['psnr_avg']:6.2f} "
               f"{r['ssim']:8.5f} {r['ssim_worst']:7.4f} {r['frames']:>6} {r['torn']:>4} {r['duplicates']:>4} "
               f"{r['skipped_sources']:>4} {r['cpu_per_s']:6.3f}  "
               f"{' '.join(o for o in (r['x264'] or '').split() if o.split('=')[0] in ('bframes', 'rc_lookahead', 'mbtree', 'sliced_threads', 'threads'))}")

@@ -131,6 +131,10 @@ extension FileUploadHandler {
                          working: Bool, inPlace: Bool, faststart: Bool) throws(BroadcastError) {
         let chapters = part.mediaChapters
         if container == .mkv { part.writer.addChapters(chapters) }
+        // A closed part's video ends at the cut, where the next part's first picture shows, not
+        // one frame after its own last picture (at variable frame rate up to half a second
+        // earlier on a still screen): the parts add up to the recording and none overlaps the next.
+        if let cut = part.cutNs { part.writer.videoEndNs = cut - part.originNs }
         var trailerError: BroadcastError?
         // After a write error the trailer usually fails too; the file still plays as it is.
         do throws(BroadcastError) { try part.writer.finish() } catch { trailerError = error }

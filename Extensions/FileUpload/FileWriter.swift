@@ -25,6 +25,13 @@ final class FileWriter {
     private var holdsVideo = false
     /// The video packet waiting for the next one's decode time.
     private var heldVideo: SampleBuffer?
+    /// The latest presentation time of a video packet taken (the held one included).
+    private var latestVideoPresentation: MediaTime?
+    /// Where the video ends on the file's timeline (nanoseconds), when something after the
+    /// file's last picture decides it: a split part's cut, the next part's first picture.
+    /// ``finish()`` gives the held last packet the duration that ends the video there (MP4).
+    /// Set before ``finish()``; nil: the last packet keeps its own duration (one frame).
+    var videoEndNs: Int64?
     /// The streams that have had a packet: a fragment is forced out only once every track has
     /// one (before that, libavformat's first fragment would carry an index without their start).
     private var streamsWithMedia: Set<SampleBufferType> = []
@@ -99,6 +106,7 @@ final class FileWriter {
         let previous = heldVideo
         heldVideo = sample
         hasMedia = true
+        if latestVideoPresentation.map({ $0 < sample.presentationTime }) ?? true { latestVideoPresentation = sample.presentationTime }
         guard let previous, case .packet(let earlier) = previous.payload else { return }
         let step = packet.decodeTime.converted(to: earlier.decodeTime.timescale).value - earlier.decodeTime.value
         let timed = step > 0 ? previous.replacing(duration: MediaTime(value: step, timescale: earlier.decodeTime.timescale)) : previous
@@ -142,7 +150,9 @@ final class FileWriter {
         var heldError: BroadcastError?
         if let last = heldVideo, let index = streamIndex[.video] {
             heldVideo = nil
-            do throws(BroadcastError) { try pass(last, toStream: index) } catch { heldError = error }
+            do throws(BroadcastError) { try pass(Self.ending(last, latest: latestVideoPresentation, atNs: videoEndNs), toStream: index) } catch {
+                heldError = error
+            }
         }
         guard let muxer else {
             if let heldError { throw heldError }
@@ -156,6 +166,19 @@ final class FileWriter {
         }
         if syncFD >= 0 { _ = fsync(syncFD) }
         if let heldError { throw heldError }
+    }
+
+    /// `last` (the last video packet in decode order) with the duration that makes the video
+    /// end at `endNs`: a fragmented MP4's track ends at its latest presentation time plus the
+    /// duration of its last packet in decode order (``MP4TrackTable/presentationEnd``), so
+    /// that duration is the step from the latest picture (`latest`) to the end, in the packet's
+    /// timescale. Without an end, or when the end is not after the latest picture, `last` as it is.
+    static func ending(_ last: SampleBuffer, latest: MediaTime?, atNs endNs: Int64?) -> SampleBuffer {
+        guard let endNs, let latest, case .packet(let packet) = last.payload else { return last }
+        let scale = packet.decodeTime.timescale
+        let step = MediaTime.nanoseconds(endNs).converted(to: scale).value - latest.converted(to: scale).value
+        guard step > 0 else { return last }
+        return last.replacing(duration: MediaTime(value: step, timescale: scale))
     }
 
     /// Closes the file and deletes it.

@@ -15,7 +15,11 @@ import RecordKitMedia
 /// ``startSession()`` prepares a new connection: it drops packets until a video key frame is at
 /// the front, since a new stream must start with one.
 ///
-/// Every packet dropped or refused is counted in ``dropped``. Not thread-safe: the sender guards it.
+/// This is the output's one queue and its one drop policy: the pipeline hands the handler its
+/// packets directly (``QueueOwningHandler``), so what a slow network loses is decided here alone.
+/// Every packet dropped or refused is counted in ``counts`` (video and audio apart), which the
+/// handler's `dropped` status and the pipeline's statistics both report. Not thread-safe: the
+/// sender guards it.
 struct PacketQueue {
     /// One waiting packet.
     struct Entry {
@@ -31,8 +35,10 @@ struct PacketQueue {
 
     /// The most broadcast time the queue may span.
     let limitNanoseconds: Int64
-    /// Packets dropped so far.
-    private(set) var dropped: Int64 = 0
+    /// Packets dropped so far, video and audio apart, and what waits.
+    private(set) var counts = HandlerQueueCounts()
+    /// Packets dropped so far, video and audio.
+    var dropped: Int64 { counts.droppedVideo + counts.droppedAudio }
     private var ring = GOPRing()
     private var newest: Int64 = .min
 
@@ -53,18 +59,21 @@ struct PacketQueue {
     mutating func push(_ sample: SampleBuffer) {
         guard case .packet = sample.payload else { return }
         guard ring.append(sample) else {
-            dropped += 1
+            countDropped(1, video: sample.type == .video)
             return
         }
         newest = max(newest, sample.timelineTime.nanoseconds)
-        while spanNanoseconds > limitNanoseconds { dropped += Int64(ring.dropOldestGroup()) }
+        while spanNanoseconds > limitNanoseconds { drop { $0.dropOldestGroup() } }
         if ring.isEmpty { newest = .min }
+        counts.waiting = ring.count
+        counts.highWater = max(counts.highWater, ring.count)
     }
 
     /// Removes and returns the oldest packet.
     mutating func popFirst() -> Entry? {
         guard let sample = ring.popFirst() else { return nil }
         if ring.isEmpty { newest = .min }
+        counts.waiting = ring.count
         return Entry(sample: sample)
     }
 
@@ -72,18 +81,31 @@ struct PacketQueue {
     /// everything and refuses packets until one arrives. Returns the number dropped.
     @discardableResult
     mutating func startSession() -> Int {
-        let n = ring.dropUntilKeyFrame()
-        dropped += Int64(n)
+        let n = drop { $0.dropUntilKeyFrame() }
         if ring.isEmpty { newest = .min }
         return n
     }
 
     /// Drops everything waiting (counted); packets are accepted again from the next key frame.
     mutating func dropAll() {
-        dropped += Int64(ring.dropAll())
+        drop { $0.dropAll() }
         newest = .min
     }
 
-    /// Counts `n` packets that were lost elsewhere (for example in a failed write).
-    mutating func countDropped(_ n: Int) { dropped += Int64(n) }
+    /// Counts `n` video (or audio) packets that were lost elsewhere (for example in a failed write).
+    mutating func countDropped(_ n: Int, video: Bool) {
+        if video { counts.droppedVideo += Int64(n) } else { counts.droppedAudio += Int64(n) }
+    }
+
+    /// Runs one of the ring's drops and counts what it dropped, video and audio apart.
+    @discardableResult
+    private mutating func drop(_ body: (inout GOPRing) -> Int) -> Int {
+        let videoBefore = ring.videoCount
+        let n = body(&ring)
+        let video = videoBefore - ring.videoCount
+        counts.droppedVideo += Int64(video)
+        counts.droppedAudio += Int64(n - video)
+        counts.waiting = ring.count
+        return n
+    }
 }

@@ -14,7 +14,8 @@ import RecordKitSupport
 /// ``FLVTimestamps``, ``RTMPReconnectPolicy``, ``RTMPFailure``, ``H264FillerStripper``), and
 /// splitting the rest would spread one lock's invariants over several files.
 ///
-/// The handler's calls only append to a ``PacketQueue`` under a lock and return; everything that
+/// The handler's calls only append to a ``PacketQueue`` (the output's one queue and drop policy)
+/// under a lock and return; everything that
 /// can block on the network happens here, each blocking call bounded by an ``IOInterrupt``
 /// deadline. The thread:
 ///
@@ -255,7 +256,7 @@ final class RTMPSender: @unchecked Sendable {
                 guard let index = streamIndex[entry.sample.type],
                       let stamped = timestamps.stamp(H264FillerStripper.strip(entry.sample), stream: index) else {
                     // Audio while this session has no audio stream, or a packet out of order.
-                    countDropped(1)
+                    countDropped(entry)
                     continue
                 }
                 interrupt.setDeadline(secondsFromNow: options.writeTimeoutSeconds)
@@ -266,7 +267,7 @@ final class RTMPSender: @unchecked Sendable {
                     let timedOut = error.isInterrupted && !interrupt.isAborted
                     interrupt.clearDeadline()
                     muxer.abort()
-                    countDropped(1)
+                    countDropped(entry)
                     if interrupt.isAborted { return .stopped }
                     return .lost(RTMPFailure.sending(error, timedOut: timedOut, timeout: options.writeTimeoutSeconds))
                 }
@@ -332,10 +333,17 @@ final class RTMPSender: @unchecked Sendable {
         return stopRequest >= level
     }
 
-    private func countDropped(_ n: Int) {
+    private func countDropped(_ entry: PacketQueue.Entry) {
         condition.lock()
-        queue.countDropped(n)
+        queue.countDropped(1, video: entry.isVideo)
         condition.unlock()
+    }
+
+    /// The queue's counts: what waits and what was dropped (any thread).
+    var queueCounts: HandlerQueueCounts {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.counts
     }
 
     /// Ends the thread in `phase` (finished), publishing the final status.

@@ -1,5 +1,6 @@
 import RecordKit
 import RecordKitMedia
+import Synchronization
 
 /// The built-in RTMP handler: broadcasts H.264 and one AAC track (app and microphone audio
 /// mixed) as FLV over RTMP or RTMPS to a streaming service or the user's own server, while the
@@ -41,11 +42,15 @@ import RecordKitMedia
 /// (video and audio packets this handler dropped), and `lastError` (what broke the connection
 /// last); on every change of state, and the counters at most once a second.
 ///
-/// Threading: as every handler, called serially by the pipeline.
-package final class RTMPUploadHandler: BroadcastSampleHandler {
+/// Threading: called serially by the pipeline; a ``QueueOwningHandler``: the pipeline hands it
+/// packets directly, the sender's ``PacketQueue`` is the output's only queue and drop policy, and
+/// the pipeline's statistics (`droppedVideo`, the metrics' dropped frames) are its counts.
+package final class RTMPUploadHandler: QueueOwningHandler, @unchecked Sendable {
     /// The options the handler was created with.
     package let options: RTMPOutputOptions
     private var sender: RTMPSender?
+    /// The sender, kept after the broadcast finished so that its final counts stay readable.
+    private let counted = Mutex<RTMPSender?>(nil)
     private var context: (any BroadcastContext)?
 
     /// Creates a handler; nothing connects before ``broadcastStarted(setupInfo:context:)``.
@@ -96,6 +101,7 @@ package final class RTMPUploadHandler: BroadcastSampleHandler {
         if let note = options.note { context.publish(serviceInfo: ["note": note]) }
         let sender = RTMPSender(endpoint: endpoint, options: options, context: context, streams: streams)
         self.sender = sender
+        counted.withLock { $0 = sender }
         sender.start()
     }
 
@@ -106,6 +112,9 @@ package final class RTMPUploadHandler: BroadcastSampleHandler {
               case .encoded = sampleBuffer.formatDescription else { return }
         sender?.enqueue(sampleBuffer)
     }
+
+    /// The sender queue's counts (all zero before the broadcast started); any thread.
+    package var queueCounts: HandlerQueueCounts { counted.withLock { $0?.queueCounts } ?? HandlerQueueCounts() }
 
     /// Sends what is still queued (for at most ``RTMPOutputOptions/finishTimeoutSeconds``),
     /// then closes the connection, which ends the stream on the server. When the recording is

@@ -65,10 +65,14 @@ package final class ReplayBufferHandler: BroadcastActionHandler, @unchecked Send
     }
 
     /// The file's input: encoded video (sharing the recording's video encode) and the app and
-    /// mic audio tracks encoded.
+    /// mic audio tracks encoded. The buffer stores what it gets, as a file does, and a save
+    /// waits for the encoded video to reach the moment it was asked for (``exportClip``), so
+    /// it tolerates encoder delay: beside a file it leaves the shared encode its look-ahead
+    /// and B-frames (``ReplayClip`` cuts a clip only where no B-frame is still missing).
     package var input: HandlerInput {
         var input = HandlerInput.encodedFile
         input.sharesVideoEncode = true
+        input.toleratesEncoderDelay = true
         return input
     }
 

@@ -8,6 +8,9 @@ package enum Console {
     package static func error(_ message: String) { write(2, "recordctl: " + message + "\n") }
     /// Writes one line to standard output.
     package static func out(_ message: String) { write(1, message + "\n") }
+    /// Writes help text to standard output as is: text the program and the manifests wrote, which
+    /// holds example URLs (`rtmp://host/app`) and never a secret, so nothing is masked.
+    package static func help(_ text: String) { write(1, text + "\n", redacting: false) }
     /// Writes raw text to standard error (for the live status line).
     package static func status(_ text: String) { write(2, text) }
     /// Writes `value` to standard output as pretty-printed JSON with sorted keys (the `--json`
@@ -21,8 +24,8 @@ package enum Console {
     package static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     /// Writes `text` with every URL's secrets masked (``SecretRedactor``).
-    private static func write(_ fd: Int32, _ text: String) {
-        var text = SecretRedactor.redact(text)
+    private static func write(_ fd: Int32, _ text: String, redacting: Bool = true) {
+        var text = redacting ? SecretRedactor.redact(text) : text
         text.withUTF8 { buf in
             var off = 0
             while off < buf.count {

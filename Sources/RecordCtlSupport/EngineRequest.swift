@@ -15,6 +15,13 @@ package enum EngineRequest: Codable, Sendable, Equatable {
     case trim(file: String, start: Double, end: Double, output: String, overwrite: Bool)
     /// `recordctl extensions`: list them, also from `directories` (absolute), as JSON or text.
     case extensions(directories: [String], json: Bool)
+    /// `recordctl record --help` and `start --help`: the options the catalog's extensions declare
+    /// (also those in `directories`, absolute), printed after recordctl's own.
+    case outputOptionsHelp(directories: [String])
+    /// `recordctl config check`: the output options the config file sets (top level and every
+    /// profile), checked against the catalog's declarations; `checked` lists the files recordctl
+    /// already found fine, printed with "ok" when these are too.
+    case checkConfig(options: [ConfiguredOption], checked: [String])
     /// `recordctl monitors`: the RandR monitors of `$DISPLAY`.
     case monitors(json: Bool)
     /// `recordctl audio-sources`: the applications, sinks and sources of `$PULSE_SERVER`.
@@ -33,6 +40,8 @@ package enum EngineRequest: Codable, Sendable, Equatable {
         case .record: return "record"
         case .trim: return "trim"
         case .extensions: return "extensions"
+        case .outputOptionsHelp: return "options-help"
+        case .checkConfig: return "config-check"
         case .monitors: return "monitors"
         case .audioSources: return "audio-sources"
         case .cameras: return "cameras"

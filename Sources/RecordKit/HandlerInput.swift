@@ -35,13 +35,15 @@ public struct HandlerInput: Sendable, Hashable {
     /// ``VideoInput/encoded(_:)`` and another handler asks for encoded video without sharing;
     /// the settings actually used are in ``BroadcastContext/formats``.
     public var sharesVideoEncode: Bool = false
-    /// Whether this handler only stores what it gets (a file) and does not mind encoded video
-    /// arriving seconds after it was captured. When every handler of an encoded video stream
-    /// says so, a constant-frame-rate recording feeds its encoder only the pictures that changed
-    /// and fills the other frame slots with spliced skip pictures: on a still screen
-    /// the encoder then holds a picture until the next few arrive, up to a few seconds. A live
-    /// consumer (a stream, a preview) keeps the default, false, and gets every frame as soon as
-    /// it is encoded. Only ``VideoInput/encoded(_:)`` with H.264 from libx264 is affected.
+    /// Whether this handler only stores what it gets (a file, a replay buffer) and does not
+    /// mind encoded video arriving seconds after it was captured. When every handler of an
+    /// encoded video stream says so, a variable-frame-rate recording keeps x264's look-ahead,
+    /// B-frames and mbtree for it (about 0.7x the bits at the same quality), and a
+    /// constant-frame-rate recording feeds its encoder only the pictures that changed and fills
+    /// the other frame slots with spliced skip pictures: on a still screen the encoder then
+    /// holds a picture until the next few arrive, up to a few seconds. A live consumer (a
+    /// stream, a preview) keeps the default, false, and gets every frame as soon as it is
+    /// encoded. Only ``VideoInput/encoded(_:)`` with H.264 from libx264 is affected.
     public var toleratesEncoderDelay: Bool = false
 
     /// Creates an input declaration.

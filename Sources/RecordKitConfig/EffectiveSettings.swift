@@ -31,11 +31,7 @@ package struct EffectiveSettings: Sendable {
         var values: [SettingKey: (value: String, source: SettingSource)] = [:]
         for (key, value) in file.defaults { values[key] = (value, .file(file.path)) }
         if let profile {
-            guard let settings = file.profiles[profile] else {
-                let known = file.profiles.keys.sorted()
-                throw ConfigError("no profile \"\(profile)\" in \(file.path)"
-                    + (known.isEmpty ? " (it defines none: add a [profiles.\(profile)] table)" : "; it defines: " + known.joined(separator: ", ")))
-            }
+            guard let settings = file.profiles[profile] else { throw file.unknownProfile(profile) }
             for (key, value) in settings { values[key] = (value, .profile(profile, path: file.path)) }
         }
         for (key, text) in flags {

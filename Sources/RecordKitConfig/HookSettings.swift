@@ -16,33 +16,12 @@ package struct HookSettings: Sendable, Equatable {
     /// No hooks.
     package init() {}
 
-    /// Reads and checks the table; `line` gives the line of a key, for messages.
-    init(_ table: TOMLTable, path: String, line: (String) -> Int) throws(ConfigError) {
-        for key in table.keys {
+    /// Reads and checks the table.
+    init(_ t: ConfigTable) throws(ConfigError) {
+        try t.read(known: ["on-saved", "timeout"]) { key throws(ConfigError) in
             switch key {
-            case "on-saved":
-                if let one = table[key]?.string {
-                    onSaved = [one]
-                } else if let list = table[key]?.array {
-                    var commands: [String] = []
-                    for item in list {
-                        guard let s = item.string else {
-                            throw ConfigError("\(path), line \(line(key)): hooks.on-saved must be a command (a string) or a list of commands")
-                        }
-                        commands.append(s)
-                    }
-                    onSaved = commands
-                } else {
-                    throw ConfigError("\(path), line \(line(key)): hooks.on-saved must be a command (a string) or a list of commands")
-                }
-            case "timeout":
-                let seconds = table[key]?.double ?? table[key]?.int.map(Double.init)
-                guard let seconds, seconds > 0, seconds <= 86_400 else {
-                    throw ConfigError("\(path), line \(line(key)): hooks.timeout must be seconds, more than 0 and at most 86400")
-                }
-                timeout = seconds
-            default:
-                throw ConfigError("\(path), line \(line(key)): unknown key \"\(key)\" in [hooks]; known: on-saved, timeout")
+            case "on-saved": onSaved = try t.strings(key, mustBe: "a command (a string) or a list of commands")
+            default: timeout = try t.double(key, in: Double.leastNonzeroMagnitude...86_400, mustBe: "seconds, more than 0 and at most 86400")
             }
         }
     }

@@ -17,16 +17,10 @@ package struct HotkeySettings: Sendable, Equatable {
     /// No hotkeys.
     package init() {}
 
-    /// Reads and checks the table; `line` gives the line of a key, for messages.
-    init(_ table: TOMLTable, path: String, line: (String) -> Int) throws(ConfigError) {
-        for key in table.keys {
-            guard Self.actions.contains(key) else {
-                throw ConfigError("\(path), line \(line(key)): unknown hotkey action \"\(key)\" in [hotkeys]; known: " + Self.actions.joined(separator: ", "))
-            }
-            guard let chord = table[key]?.string, !chord.isEmpty else {
-                throw ConfigError("\(path), line \(line(key)): hotkeys.\(key) must be a key chord like \"Super+Alt+R\"")
-            }
-            bindings[key] = chord
+    /// Reads and checks the table.
+    init(_ t: ConfigTable) throws(ConfigError) {
+        try t.read(known: Self.actions, kind: "hotkey action") { key throws(ConfigError) in
+            bindings[key] = try t.string(key, mustBe: "a key chord like \"Super+Alt+R\"")
         }
     }
 }

@@ -16,18 +16,12 @@ package struct MetricsSettings: Sendable, Equatable {
     /// Off.
     package init() {}
 
-    /// Reads and checks the table; `line` gives the line of a key, for messages.
-    init(_ table: TOMLTable, path: String, line: (String) -> Int) throws(ConfigError) {
-        for key in table.keys {
+    /// Reads and checks the table.
+    init(_ t: ConfigTable) throws(ConfigError) {
+        try t.read(known: ["enabled", "port"]) { key throws(ConfigError) in
             switch key {
-            case "enabled":
-                guard let b = table[key]?.bool else { throw ConfigError("\(path), line \(line(key)): metrics.enabled must be true or false") }
-                enabled = b
-            case "port":
-                guard let p = table[key]?.int, (1...65_535).contains(p) else { throw ConfigError("\(path), line \(line(key)): metrics.port must be a port number (1-65535)") }
-                port = p
-            default:
-                throw ConfigError("\(path), line \(line(key)): unknown key \"\(key)\" in [metrics]; known: enabled, port")
+            case "enabled": enabled = try t.bool(key)
+            default: port = try t.int(key, in: 1...65_535, mustBe: "a port number (1-65535)")
             }
         }
     }

@@ -17,18 +17,12 @@ package struct RTMPSettings: Sendable, Equatable {
     /// Nothing set.
     package init() {}
 
-    /// Reads and checks the table; `line` gives the line of a key, for messages.
-    init(_ table: TOMLTable, path: String, line: (String) -> Int) throws(ConfigError) {
-        for key in table.keys {
-            switch key {
-            case "ca-file":
-                guard let file = table[key]?.string, file.hasPrefix("/") || file.hasPrefix("~/") else {
-                    throw ConfigError("\(path), line \(line(key)): rtmp.ca-file must be the absolute path of a PEM file (a string starting with / or ~/)")
-                }
-                caFile = (file as NSString).expandingTildeInPath
-            default:
-                throw ConfigError("\(path), line \(line(key)): unknown key \"\(key)\" in [rtmp]; known: ca-file")
-            }
+    /// Reads and checks the table.
+    init(_ t: ConfigTable) throws(ConfigError) {
+        try t.read(known: ["ca-file"]) { key throws(ConfigError) in
+            let file = try t.string(key, mustBe: "the absolute path of a PEM file (a string starting with / or ~/)")
+            guard file.hasPrefix("/") || file.hasPrefix("~/") else { throw t.mistake(key, mustBe: "the absolute path of a PEM file (a string starting with / or ~/)") }
+            caFile = (file as NSString).expandingTildeInPath
         }
     }
 }

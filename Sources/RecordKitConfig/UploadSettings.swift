@@ -37,53 +37,42 @@ package struct UploadSettings: Sendable, Equatable {
     /// No upload settings.
     package init() {}
 
-    /// Reads and checks the table; `line` gives the line of a key, for messages.
-    init(_ table: TOMLTable, path: String, line: (String) -> Int) throws(ConfigError) {
-        func string(_ key: String) throws(ConfigError) -> String {
-            guard let s = table[key]?.string, !s.isEmpty else { throw ConfigError("\(path), line \(line(key)): uploads.\(key) must be a non-empty string") }
-            return s
-        }
-        func bool(_ key: String) throws(ConfigError) -> Bool {
-            guard let b = table[key]?.bool else { throw ConfigError("\(path), line \(line(key)): uploads.\(key) must be true or false") }
-            return b
-        }
-        for key in table.keys {
+    /// The keys of the table.
+    static let keys = ["target", "endpoint", "region", "addressing", "credentials-profile", "name", "part-size", "delete-after-upload",
+                       "recordings", "replays"]
+
+    /// Reads and checks the table, over `base` (a profile's `[profiles.NAME.uploads]` over `[uploads]`).
+    init(_ t: ConfigTable, over base: UploadSettings = UploadSettings()) throws(ConfigError) {
+        self = base
+        try t.read(known: Self.keys) { key throws(ConfigError) in
             switch key {
             case "target":
-                let t = try string(key)
-                guard t.hasPrefix("s3://") || t.hasPrefix("tus+http://") || t.hasPrefix("tus+https://") else {
-                    throw ConfigError("\(path), line \(line(key)): uploads.target must be s3://BUCKET/PREFIX or tus+https://… "
-                                      + "(a presigned URL is one per file: pass it to `recordctl upload --to -`)")
+                let target = try t.string(key)
+                guard target.hasPrefix("s3://") || target.hasPrefix("tus+http://") || target.hasPrefix("tus+https://") else {
+                    throw t.mistake(key, mustBe: "s3://BUCKET/PREFIX or tus+https://… (a presigned URL is one per file: pass it to `recordctl upload --to -`)")
                 }
-                target = t
+                self.target = target
             case "endpoint":
-                let e = try string(key)
+                let e = try t.string(key)
                 guard e.hasPrefix("http://") || e.hasPrefix("https://"), !e.contains("?"), !e.contains("@") else {
-                    throw ConfigError("\(path), line \(line(key)): uploads.endpoint must be an http(s) URL without a query or user, like http://127.0.0.1:9000")
+                    throw t.mistake(key, mustBe: "an http(s) URL without a query or user, like http://127.0.0.1:9000")
                 }
                 endpoint = e
-            case "region": region = try string(key)
+            case "region": region = try t.string(key)
             case "addressing":
-                let a = try string(key)
-                guard a == "path" || a == "virtual" else { throw ConfigError("\(path), line \(line(key)): uploads.addressing must be \"path\" or \"virtual\"") }
+                let a = try t.string(key)
+                guard a == "path" || a == "virtual" else { throw t.mistake(key, mustBe: "\"path\" or \"virtual\"") }
                 addressing = a
-            case "credentials-profile": credentialsProfile = try string(key)
-            case "name": name = try string(key)
-            case "part-size":
-                guard let n = table[key]?.int, (5...5120).contains(n) else {
-                    throw ConfigError("\(path), line \(line(key)): uploads.part-size must be MiB, a whole number from 5 to 5120")
-                }
-                partSizeMiB = n
-            case "delete-after-upload": deleteAfterUpload = try bool(key)
-            case "recordings": recordings = try bool(key)
-            case "replays": replays = try bool(key)
-            default:
-                throw ConfigError("\(path), line \(line(key)): unknown key \"\(key)\" in [uploads]; known: target, endpoint, region, addressing, "
-                                  + "credentials-profile, name, part-size, delete-after-upload, recordings, replays")
+            case "credentials-profile": credentialsProfile = try t.string(key)
+            case "name": name = try t.string(key)
+            case "part-size": partSizeMiB = try t.int(key, in: 5...5120, mustBe: "MiB, a whole number from 5 to 5120")
+            case "delete-after-upload": deleteAfterUpload = try t.bool(key)
+            case "recordings": recordings = try t.bool(key)
+            default: replays = try t.bool(key)
             }
         }
         if (recordings || replays) && target == nil {
-            throw ConfigError("\(path): [uploads] recordings or replays needs target = \"s3://BUCKET/PREFIX\"")
+            throw ConfigError("\(t.path): [\(t.name)] recordings or replays needs target = \"s3://BUCKET/PREFIX\"")
         }
     }
 }

@@ -15,19 +15,22 @@ package enum RTMPStreamKey {
     /// The key from `file` (its first line, surrounding blanks removed) when given, else from
     /// the environment, else nil. Throws `bad_argument` for an unreadable or empty file, and
     /// returns a warning when the file can be read by other users.
-    package static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    /// `variable` is the environment variable to read (default ``environmentVariable``); `option`
+    /// names the option in messages.
+    package static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                             variable: String? = nil, option: String = "the key file")
         throws(ControlError) -> (key: String, warning: String?)? {
         if let file {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-                throw ControlError(.badArgument, "--rtmp-key-file: cannot read \(file): \(String(cString: strerror(errno)))")
+                throw ControlError(.badArgument, "\(option): cannot read \(file): \(String(cString: strerror(errno)))")
             }
             let key = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            guard !key.isEmpty else { throw ControlError(.badArgument, "--rtmp-key-file: \(file) holds no key (its first line is empty)") }
+            guard !key.isEmpty else { throw ControlError(.badArgument, "\(option): \(file) holds no key (its first line is empty)") }
             var st = stat()
             let shared = stat(file, &st) == 0 && st.st_mode & 0o077 != 0
             return (key, shared ? "the key file \(file) can be read by other users (mode \(String(st.st_mode & 0o777, radix: 8))); chmod 600 it" : nil)
         }
-        if let key = environment[environmentVariable]?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty {
+        if let key = environment[variable ?? environmentVariable]?.trimmingCharacters(in: .whitespacesAndNewlines), !key.isEmpty {
             return (key, nil)
         }
         return nil

@@ -24,23 +24,21 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var micSource: String?
     /// Fail without audio.
     package var requireAudio = false
-    /// Destination file, or nil for a timestamped name in the videos directory.
-    package var output: String?
-    /// "mp4" or "mkv", or nil (from the extension).
-    package var format: String?
-    /// Replace an existing destination.
-    package var overwrite = false
-    /// Write no file (only the other extensions: an RTMP broadcast, a replay buffer, …).
-    package var noFile = false
     /// "hidden", "unfocused" or "never": when to pause by itself.
     package var pauseOnBackground: String = "hidden"
-    /// RTMP endpoints to broadcast to.
-    package var rtmp: [String] = []
-    /// For `rtmps://` endpoints: a PEM file of the certificate authorities to trust instead of
-    /// the system's store (`--rtmp-ca-file`, config `[rtmp] ca-file`), absolute; nil for the store.
-    package var rtmpCAFile: String?
-    /// SRT listeners to stream to (`--srt`, repeatable): `srt://HOST:PORT?…`, secret.
-    package var srt: [String] = []
+    /// The options of the outputs, as the user typed them (`--output x.mp4`, `--rtmp URL`,
+    /// `--replay-buffer 60`, `--preview`, …): the service resolves them against the options the
+    /// extensions' manifests declare (docs/ARCHITECTURE.md, "Options"), so neither it nor the
+    /// command line names an output. May hold secrets (stream keys in URLs).
+    package var outputOptions: [String] = []
+    /// Output options from the config file and its profile, with where each was written: an
+    /// option given in ``outputOptions`` replaces them.
+    package var configuredOutputOptions: [ConfiguredOption] = []
+    /// The client's working directory, absolute: relative paths in ``outputOptions`` are relative to it.
+    package var workingDirectory: String?
+    /// The client's `RECORDKIT_*` environment variables (a stream key an option declares it may
+    /// read from there); secret, never logged.
+    package var environment: [String: String] = [:]
     /// Extensions to feed (`--extension NAME` with its `--setup key=value` pairs), checked
     /// against their manifests before the recording starts.
     package var extensions: [ExtensionRequest] = []
@@ -56,23 +54,13 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var monitor: String?
     /// Application name or pid whose sound is the app audio (`--app-audio-from`), or nil.
     package var appAudioFrom: String?
-    /// Seconds the replay buffer keeps (`--replay-buffer`), or nil for none.
-    package var replayBuffer: Double?
-    /// The replay buffer's memory bound in MiB (`--replay-buffer-max-mb`), or nil for its default.
-    package var replayBufferMaxMegabytes: Int?
     /// The video source (`--source`: "x11", "portal"), or nil to choose by the session.
     package var source: String?
-    /// Seconds per file part (`--split-every`), or nil: the file is cut only on `recordctl split`.
-    package var splitEvery: Double?
-    /// Megabytes (10^6 bytes) per file part (`--split-size`), or nil for no size limit.
-    package var splitSize: Double?
     /// Upload the recording when it stops, and each split part as it closes (docs/UPLOADS.md).
     package var upload: UploadOptions?
     /// Where the recording's replay clips go (config `[uploads] replays = true`), unless a
     /// `save-replay --upload` names another target; nil: clips stay local.
     package var uploadReplays: UploadOptions?
-    /// Whether an MP4 file gets its index first (`--faststart`): stop then rewrites the file.
-    package var faststart: Bool = false
     /// Shell commands run after each file of the recording is final (`--on-saved`, config
     /// `[hooks] on-saved`): the recording, each split part, each replay clip (docs/recordctl/hooks.md).
     package var onSaved: [String] = []
@@ -107,28 +95,20 @@ package struct StartArguments: Codable, Sendable, Equatable {
         appSink = try c.decodeIfPresent(String.self, forKey: .appSink)
         micSource = try c.decodeIfPresent(String.self, forKey: .micSource)
         requireAudio = try c.decodeIfPresent(Bool.self, forKey: .requireAudio) ?? d.requireAudio
-        output = try c.decodeIfPresent(String.self, forKey: .output)
-        format = try c.decodeIfPresent(String.self, forKey: .format)
-        overwrite = try c.decodeIfPresent(Bool.self, forKey: .overwrite) ?? d.overwrite
-        noFile = try c.decodeIfPresent(Bool.self, forKey: .noFile) ?? d.noFile
         pauseOnBackground = try c.decodeIfPresent(String.self, forKey: .pauseOnBackground) ?? d.pauseOnBackground
-        rtmp = try c.decodeIfPresent([String].self, forKey: .rtmp) ?? d.rtmp
-        srt = try c.decodeIfPresent([String].self, forKey: .srt) ?? d.srt
-        rtmpCAFile = try c.decodeIfPresent(String.self, forKey: .rtmpCAFile)
+        outputOptions = try c.decodeIfPresent([String].self, forKey: .outputOptions) ?? d.outputOptions
+        configuredOutputOptions = try c.decodeIfPresent([ConfiguredOption].self, forKey: .configuredOutputOptions) ?? d.configuredOutputOptions
+        workingDirectory = try c.decodeIfPresent(String.self, forKey: .workingDirectory)
+        environment = try c.decodeIfPresent([String: String].self, forKey: .environment) ?? d.environment
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
         encoding = try c.decodeIfPresent([String: String].self, forKey: .encoding) ?? d.encoding
         frameRateMode = try c.decodeIfPresent(String.self, forKey: .frameRateMode) ?? d.frameRateMode
         monitor = try c.decodeIfPresent(String.self, forKey: .monitor)
         appAudioFrom = try c.decodeIfPresent(String.self, forKey: .appAudioFrom)
-        replayBuffer = try c.decodeIfPresent(Double.self, forKey: .replayBuffer)
-        replayBufferMaxMegabytes = try c.decodeIfPresent(Int.self, forKey: .replayBufferMaxMegabytes)
         source = try c.decodeIfPresent(String.self, forKey: .source)
-        splitEvery = try c.decodeIfPresent(Double.self, forKey: .splitEvery)
-        splitSize = try c.decodeIfPresent(Double.self, forKey: .splitSize)
         upload = try c.decodeIfPresent(UploadOptions.self, forKey: .upload)
         uploadReplays = try c.decodeIfPresent(UploadOptions.self, forKey: .uploadReplays)
-        faststart = try c.decodeIfPresent(Bool.self, forKey: .faststart) ?? d.faststart
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
         hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)
         camera = try c.decodeIfPresent(String.self, forKey: .camera)

@@ -7,9 +7,12 @@ import RecordKit
 /// stereo interleaved float) in blocks of any length; other rates, channel counts and s16 are
 /// converted with libswresample. Samples are queued so that every frame sent to the encoder
 /// has exactly ``EncodedFormat/frameSize`` (1024) samples, except the last one in ``finish(emit:)``.
-/// Timestamps follow ``PCMData/startFrame``: a gap between blocks is filled with silence and an
-/// overlap is trimmed, so the track stays on the broadcast timeline. Packets are stamped in
-/// units of `1 / sampleRate`; the first starts at -1024 (the AAC encoder's priming delay).
+/// The input is one contiguous track (as an `AudioTrackAssembler` makes it, which is where gaps
+/// become silence and overlaps are trimmed, once): the first block's ``PCMData/startFrame``
+/// places the track on the broadcast timeline and each later block must start where the one
+/// before ended; a block that does not is refused with an error, never silently moved. Packets
+/// are stamped in units of `1 / sampleRate`; the first starts at -1024 (the AAC encoder's
+/// priming delay).
 ///
 /// Threading: not thread-safe. Use one encoder from one thread at a time (a serial queue).
 package final class AudioEncoder: @unchecked Sendable {
@@ -96,7 +99,7 @@ package final class AudioEncoder: @unchecked Sendable {
     }
 
     /// Encodes one block of PCM (`block.payload` must be `.pcm`) and emits every packet that
-    /// became ready. Blocks must come in timeline order. Each emitted sample has this encoder's
+    /// became ready. Each block must start where the previous one ended (throws otherwise). Each emitted sample has this encoder's
     /// ``type`` and shares the encoder's packet memory (no copy).
     package func encode(_ block: SampleBuffer, emit: (SampleBuffer) -> Void) throws(MediaError) {
         guard !finished else { throw MediaError("audio encoder \(id): encode called after finish") }
@@ -118,21 +121,19 @@ package final class AudioEncoder: @unchecked Sendable {
         }
         guard let resampler else { return }
 
-        var skip = 0
         if let expected = expectedInputFrame {
-            if pcm.startFrame > expected {
-                try insertSilence(inputFrames: pcm.startFrame - expected, inputRate: input.sampleRate, emit: emit)
-            } else if pcm.startFrame < expected {
-                skip = Int(min(expected - pcm.startFrame, Int64(pcm.frameCount)))
+            guard pcm.startFrame == expected else {
+                throw MediaError("audio encoder \(id): a block starts at frame \(pcm.startFrame), not at \(expected) where the track "
+                    + "ended; the track must be contiguous (AudioTrackAssembler fills gaps and trims overlaps)")
             }
         } else {
             nextPts = av_rescale_q(pcm.startFrame, AVRational(num: 1, den: Int32(input.sampleRate)),
                                    AVRational(num: 1, den: Int32(sampleRate)))
         }
-        expectedInputFrame = max(expectedInputFrame ?? .min, pcm.startFrame + Int64(pcm.frameCount))
-        let frames = pcm.frameCount - skip
+        expectedInputFrame = pcm.startFrame + Int64(pcm.frameCount)
+        let frames = pcm.frameCount
         guard frames > 0, let base = pcm.buffer.bytes.baseAddress else { return }
-        try resampler.convert(base + skip * input.bytesPerFrame, frames: frames) { (planes, count) throws(MediaError) in
+        try resampler.convert(base, frames: frames) { (planes, count) throws(MediaError) in
             try fifo.write(planes, frames: count)
         }
         try sendFullFrames(emit: emit)
@@ -159,17 +160,6 @@ package final class AudioEncoder: @unchecked Sendable {
             try fifo.write(planes, frames: count)
         }
         try sendFullFrames(emit: emit)
-    }
-
-    /// Fills a gap of `inputFrames` (at `inputRate`) with silence, a frame at a time.
-    private func insertSilence(inputFrames: Int64, inputRate: Int, emit: (SampleBuffer) -> Void) throws(MediaError) {
-        var remaining = av_rescale_q(inputFrames, AVRational(num: 1, den: Int32(inputRate)), AVRational(num: 1, den: Int32(sampleRate)))
-        while remaining > 0 {
-            let n = Int(min(remaining, Int64(frameSize)))
-            try fifo.writeSilence(frames: n)
-            try sendFullFrames(emit: emit)
-            remaining -= Int64(n)
-        }
     }
 
     private func sendFullFrames(emit: (SampleBuffer) -> Void) throws(MediaError) {

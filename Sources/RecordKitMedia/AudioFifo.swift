@@ -23,24 +23,6 @@ final class AudioFifo {
         if written < 0 { throw MediaError("queueing \(frames) audio frames", code: written) }
     }
 
-    /// Appends `frames` frames of silence.
-    func writeSilence(frames: Int) throws(MediaError) {
-        var remaining = frames
-        let chunk = min(frames, 4096)
-        let zeros = UnsafeMutablePointer<Float>.allocate(capacity: max(chunk, 1))
-        defer { zeros.deallocate() }
-        zeros.initialize(repeating: 0, count: max(chunk, 1))
-        let planes = [UnsafeMutableRawPointer?](repeating: UnsafeMutableRawPointer(zeros), count: channels)
-        while remaining > 0 {
-            let n = min(remaining, chunk)
-            try planes.withUnsafeBufferPointer { (pointers) throws(MediaError) in
-                guard let base = pointers.baseAddress else { return }
-                try write(base, frames: n)
-            }
-            remaining -= n
-        }
-    }
-
     /// Moves `frames` frames into the planes of `frame` (which must hold at least that many).
     func read(into frame: UnsafeMutablePointer<AVFrame>, frames: Int) throws(MediaError) {
         let read = frame.pointee.extended_data.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: channels) {

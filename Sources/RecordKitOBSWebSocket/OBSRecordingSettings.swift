@@ -11,24 +11,20 @@ package final class OBSRecordingSettings: Sendable {
     package let replaySeconds: Double
     /// The RTMP endpoint `StartStream` broadcasts to (the config file's), or nil: no stream configured.
     package let streamURL: String?
-    /// The display and audio server recordings use (the service's environment).
-    package let display: String?
-    package let audioServer: String?
-    /// The on-saved hooks and their bound (the config file's `[hooks]`), for recordings started here.
-    package let onSaved: [String]
-    package let hookTimeout: Double?
+    /// What every recording started here records with besides its output: the config file's
+    /// capture keys, hooks, encoding keys and `[uploads]`, and the service's display and audio server.
+    package let base: StartArguments
 
-    package init(recordDirectory: String, replaySeconds: Double = 60, streamURL: String? = nil,
-                 display: String? = ProcessInfo.processInfo.environment["DISPLAY"],
-                 audioServer: String? = ProcessInfo.processInfo.environment["PULSE_SERVER"],
-                 onSaved: [String] = [], hookTimeout: Double? = nil) {
+    /// Settings over `base`; `display` and `audioServer`, when given, replace the base's.
+    package init(recordDirectory: String, replaySeconds: Double = 60, streamURL: String? = nil, base: StartArguments = StartArguments(),
+                 display: String? = nil, audioServer: String? = nil) {
         directory = Mutex(recordDirectory)
         self.replaySeconds = replaySeconds
         self.streamURL = streamURL
-        self.display = display
-        self.audioServer = audioServer
-        self.onSaved = onSaved
-        self.hookTimeout = hookTimeout
+        var base = base
+        if let display { base.display = display }
+        if let audioServer { base.audioServer = audioServer }
+        self.base = base
     }
 
     /// Where `StartRecord` writes (a timestamped name in it).
@@ -40,20 +36,17 @@ package final class OBSRecordingSettings: Sendable {
     /// Start arguments for one of obs-websocket's outputs, started alone (the service runs one
     /// recording; attaching an output to a running one is not built yet).
     package func startArguments(for output: OBSOutputKind) -> StartArguments {
-        var a = StartArguments()
-        a.display = display
-        a.audioServer = audioServer
-        a.onSaved = onSaved
-        a.hookTimeout = hookTimeout
+        var a = base
+        // The outputs' options as the command line spells them (their extensions declare them).
         switch output {
         case .record:
-            a.output = recordDirectory + "/" + Self.timestampedName()
+            a.outputOptions = ["--output", recordDirectory + "/" + Self.timestampedName()]
         case .replayBuffer:
-            a.noFile = true
-            a.replayBuffer = replaySeconds
+            a.outputOptions = ["--no-file", "--replay-buffer", String(replaySeconds)]
+            a.upload = nil  // no recording file; the clips follow `uploadReplays`
         case .stream:
-            a.noFile = true
-            a.rtmp = streamURL.map { [$0] } ?? []
+            a.outputOptions = ["--no-file"] + (streamURL.map { ["--rtmp", $0] } ?? [])
+            a.upload = nil
         }
         return a
     }

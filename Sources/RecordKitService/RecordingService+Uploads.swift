@@ -104,7 +104,7 @@ extension RecordingService {
         let known = Set(queue.list().filter { $0.record.recordingId == active.id }.map(\.record.path))
         for path in paths where path.hasPrefix("/") && !known.contains(path) && FileManager.default.fileExists(atPath: path) {
             do throws(UploadError) {
-                _ = try queue.enqueue(try Self.request(upload, path: path, recordingId: active.id))
+                _ = try queue.enqueue(try Self.request(upload, path: path, recordingId: active.id, hooks: active.hooks))
             } catch {
                 publish(ServiceEvent(kind: "upload-failed", recordingId: active.id, reason: "cannot upload \(path): \(error.message)",
                                      at: Self.now(), path: path))
@@ -119,7 +119,7 @@ extension RecordingService {
         guard let queue = uploadQueue.withLock({ $0 }) else { throw ControlError(.unavailable, "this service runs no upload queue") }
         keepHooks(of: active)
         do throws(UploadError) {
-            let record = try queue.enqueue(try Self.request(options, path: path, recordingId: active.id))
+            let record = try queue.enqueue(try Self.request(options, path: path, recordingId: active.id, hooks: active.hooks))
             return [Self.status(UploadQueue.Entry(record: record, bytesPerSecond: nil))]
         } catch {
             throw Self.controlError(error)
@@ -176,12 +176,16 @@ extension RecordingService {
         uploadHooks.withLock { $0[active.id] = active.hooks }
     }
 
-    /// Runs the `on-saved` hooks (kind `upload`) of the recording `record` belongs to, else the
-    /// config file's; forgets a recording's hooks once none of its uploads is left to run.
+    /// Runs the `on-saved` hooks (kind `upload`) of the recording `record` belongs to (kept in
+    /// the upload's journal, so they run after a restart too), else the config file's; forgets a
+    /// recording's hooks once none of its uploads is left to run.
     private func runUploadHooks(_ record: UploadRecord) {
         let recordingId = record.recordingId ?? ""
         let pending = uploadQueue.withLock { $0 }?.list().contains { $0.record.recordingId == record.recordingId && !$0.record.state.isFinal } ?? false
         let hooks = uploadHooks.withLock { all -> SavedFileHooks? in
+            if !recordingId.isEmpty, all[recordingId] == nil, let commands = record.hookCommands, !commands.isEmpty {
+                all[recordingId] = makeUploadHooks(commands: commands, timeout: record.hookTimeout, recordingId: recordingId)
+            }
             let h = all[recordingId] ?? all[""]
             if !recordingId.isEmpty, !pending, lifecycle.snapshot.active?.id != recordingId { all[recordingId] = nil }
             return h
@@ -205,12 +209,14 @@ extension RecordingService {
         S3Options(endpoint: o.endpoint, region: o.region, addressing: o.addressing, profile: o.profile)
     }
 
-    private static func request(_ o: UploadOptions, path: String, recordingId: String?) throws(UploadError) -> UploadRequest {
+    private static func request(_ o: UploadOptions, path: String, recordingId: String?,
+                                hooks: SavedFileHooks? = nil) throws(UploadError) -> UploadRequest {
         guard path.hasPrefix("/") else { throw UploadError(.badTarget, "'\(path)' is not an absolute path") }
         if let size = o.partSizeMiB, !(5...5120).contains(size) { throw UploadError(.badTarget, "the part size must be 5 to 5120 MiB, got \(size)") }
         return UploadRequest(path: path, target: try UploadTarget.parse(o.target), s3: s3Options(o), recordingId: recordingId,
                              deleteAfterUpload: o.deleteAfterUpload ?? false, nameTemplate: o.nameTemplate,
-                             partSize: o.partSizeMiB.map { Int64($0) * PartPlan.mib })
+                             partSize: o.partSizeMiB.map { Int64($0) * PartPlan.mib },
+                             hookCommands: hooks?.commands ?? [], hookTimeout: hooks?.timeout)
     }
 
     static func status(_ entry: UploadQueue.Entry) -> UploadStatus {

@@ -41,7 +41,7 @@ extension RecordingSession {
 
 extension RecordingSession {
     /// ReplayKit's `exportClip(to:duration:completionHandler:)` for a recording started with a
-    /// replay buffer (`StartArguments.replayBuffer`): writes the last `duration` seconds (nil:
+    /// replay buffer (`--replay-buffer`): writes the last `duration` seconds (nil:
     /// the whole buffer) to an MP4 at `url` (an absolute path; nil: a timestamped name in the
     /// videos directory) and returns its path once written. Blocks the caller (about a second),
     /// never the recording. Throws `invalid_state` without a replay buffer.
@@ -59,7 +59,7 @@ extension RecordingSession {
     /// ReplayKit's `startClipBuffering`: the recording's replay buffer keeps the last seconds
     /// again (from the next key frame) after ``stopClipBuffering()``; nothing changes while it
     /// buffers already. The recording must have been started with a replay buffer
-    /// (`StartArguments.replayBuffer`; a running recording cannot gain one). Blocks until the
+    /// (`--replay-buffer`; a running recording cannot gain one). Blocks until the
     /// buffer answered (milliseconds). Throws `invalid_state` without a replay buffer.
     package func startClipBuffering() throws(ControlError) {
         _ = try clipBufferingAction("start-buffering")
@@ -73,26 +73,11 @@ extension RecordingSession {
         _ = try clipBufferingAction("stop-buffering")
     }
 
-    /// ReplayKit's pairing of `startClipBuffering` with a recording that only buffers: starts
-    /// a session that keeps the last `seconds` (15 by default, ReplayKit's longest clip) in
-    /// memory and writes no file, with `arguments`' capture settings. Stop it with
-    /// ``stop(reason:)`` (nothing is written); export with ``exportClip(to:duration:)``.
-    /// `builtins` must hold the `replay-buffer` extension.
-    package static func startClipBuffering(seconds: Double = 15, arguments: StartArguments = StartArguments(),
-                                          builtins: [BuiltinExtension]) throws(ControlError) -> RecordingSession {
-        var arguments = arguments
-        arguments.noFile = true
-        arguments.replayBuffer = seconds
-        let session = try RecordingSession(arguments: arguments, builtins: builtins)
-        try session.start()
-        return session
-    }
-
     private func clipBufferingAction(_ action: String) throws(ControlError) -> [String: String] {
         do throws(ControlError) {
             return try perform(action: action, arguments: [:], timeout: 10).result
         } catch where error.code == .invalidState && (state == .recording || state == .paused) {
-            throw ControlError(.invalidState, "this recording has no replay buffer; start it with a replay buffer (StartArguments.replayBuffer, `--replay-buffer SECONDS`)")
+            throw ControlError(.invalidState, "this recording has no replay buffer; start it with a replay buffer (`--replay-buffer SECONDS`)")
         }
     }
 }

@@ -23,6 +23,8 @@ package final class RecordingSession: Sendable {
     let recorder: Recorder
     /// The handlers, as the journal records them: registration name, extension name, working directory.
     package let handlers: [SessionJournal.Handler]
+    /// What resolving the output options found worth telling the user (a key file others can read).
+    package let optionWarnings: [String]
 
     /// Builds the recording; nothing runs before ``start()``. Handlers come by name from the
     /// catalog made of `builtins` (the extensions the executable links: the service links none)
@@ -33,20 +35,22 @@ package final class RecordingSession: Sendable {
     package init(arguments: StartArguments, builtins: [BuiltinExtension], workingDirectory: String? = nil,
                 onEvent: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) throws(ControlError) {
         let configuration = try arguments.recordingConfiguration()
-        let requests = arguments.extensionRequests()
+        let catalog = ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: arguments.extensionsDirs)
+        let resolution = try arguments.extensionRequests(catalog: catalog)
+        let requests = resolution.requests
         guard !requests.isEmpty else {
-            throw ControlError(.badArgument, "nothing to record into: --no-file needs --rtmp, --replay-buffer or --extension")
+            throw ControlError(.badArgument, "nothing to record into: ask for an output (`recordctl record --help` lists them) or --extension")
         }
         let registrations: [HandlerRegistration]
         do throws(ExtensionError) {
-            registrations = try ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: arguments.extensionsDirs)
-                .registrations(for: requests, workingDirectories: workingDirectory)
+            registrations = try catalog.registrations(for: requests, workingDirectories: workingDirectory)
         } catch {
             throw ControlError(.badArgument, error.message)
         }
         self.handlers = zip(requests, registrations).map { request, registration in
             SessionJournal.Handler(name: registration.name, extension: request.name, directory: registration.workingDirectory)
         }
+        self.optionWarnings = resolution.warnings
         self.recorder = Recorder(configuration: configuration, handlers: registrations, onEvent: onEvent)
     }
 

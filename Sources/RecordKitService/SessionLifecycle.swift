@@ -99,7 +99,7 @@ final class SessionLifecycle: @unchecked Sendable {
         var r = ControlResult()
         r.recordingId = id
         r.state = session.state.rawValue
-        let warnings = session.status.warnings
+        let warnings = session.optionWarnings + session.status.warnings
         if !warnings.isEmpty { r.warnings = warnings }
         return r
     }

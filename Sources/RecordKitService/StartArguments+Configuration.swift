@@ -20,29 +20,16 @@ extension StartArguments {
         return configuration
     }
 
-    /// The extensions these arguments ask for, in order: the `file` extension (unless
-    /// ``noFile``) with `--output`, `--format`, `--overwrite`, `--faststart` and `--split-every`/`--split-size` as its setup, one `rtmp`
-    /// extension per endpoint (with `--rtmp-ca-file` as its `caFile`), the `replay-buffer` extension for `--replay-buffer`, then every
-    /// `--extension`. The encoding choices (``encoding``) go to the file and to each endpoint,
-    /// which resolve them for what they write. `--output`, `--rtmp` and `--extension`
-    /// are spellings of the same thing: requests for extensions from the one catalog.
-    package func extensionRequests() -> [ExtensionRequest] {
-        var requests: [ExtensionRequest] = []
-        if !noFile {
-            var file = ["path": output ?? "", "format": format ?? "", "overwrite": overwrite ? "true" : "false"]
-            if let splitEvery { file["splitEvery"] = String(splitEvery) }  // split files
-            if let splitSize { file["splitSize"] = String(splitSize) }
-            if faststart { file["faststart"] = "true" }  // index first (a remux at stop, for the web), on request
-            requests.append(ExtensionRequest(name: "file", setup: file.merging(encoding) { own, _ in own }))
-        }
-        for url in rtmp {
-            var setup = ["url": url]
-            if let rtmpCAFile { setup["caFile"] = rtmpCAFile }  // RTMPS: the server's certificate is verified against this CA file
-            requests.append(ExtensionRequest(name: "rtmp", setup: setup.merging(encoding) { own, _ in own }))
-        }
-        for url in srt { requests.append(ExtensionRequest(name: "srt", setup: ["url": url].merging(encoding) { own, _ in own })) }  // SRT
-        if let replayRequest { requests.append(replayRequest) }
-        return requests + extensions
+    /// The extensions these arguments ask for, in order: those ``outputOptions`` request,
+    /// resolved against the options `catalog`'s manifests declare (``OptionResolver``: the file
+    /// unless `--no-file`, one `rtmp` per `--rtmp`, …, each with ``encoding`` where its manifest
+    /// takes those keys), then every `--extension`. Throws `bad_argument` for an unknown option or
+    /// a bad value; `warnings` (a key file others can read) are for the user.
+    package func extensionRequests(catalog: ExtensionCatalog) throws(ControlError) -> OptionResolver.Resolution {
+        var resolution = try OptionResolver(catalog: catalog).resolve(outputOptions, configured: configuredOutputOptions, encoding: encoding, workingDirectory: workingDirectory,
+                                                                       environment: environment)
+        resolution.requests += extensions
+        return resolution
     }
 }
 

@@ -40,18 +40,22 @@ package final class ControlSurfaces: Sendable {
             log("control surfaces: \(error.message); no hotkeys")
             config = nil
         }
+        // What a recording started here records with: everything the config file sets (capture,
+        // hooks, encoding keys, outputs' keys, [uploads]), as `recordctl start` with no flag would.
+        let env = ProcessInfo.processInfo.environment
+        var base = StartArguments()
         if let config {
-            let env = ProcessInfo.processInfo.environment
-            let hooks = config.hooks
+            do throws(ConfigError) { base = try config.startArguments(profile: nil) } catch {
+                log("control surfaces: \(error.message); recordings started here use the defaults")
+            }
+        }
+        base.display = env["DISPLAY"]
+        base.audioServer = env["PULSE_SERVER"]
+        base.environment = env.filter { $0.key.hasPrefix("RECORDKIT_") }
+        if let config {
+            let hotkeyArguments = base
             let surface = HotkeySurface.start(settings: config.hotkeys, display: env["DISPLAY"], control: LocalControlClient(service: service),
-                                              notifier: DesktopNotifier(log: log), startArguments: {
-                var a = StartArguments()
-                a.display = env["DISPLAY"]
-                a.audioServer = env["PULSE_SERVER"]
-                a.onSaved = hooks.onSaved
-                a.hookTimeout = hooks.timeout
-                return a
-            }, log: log)
+                                              notifier: DesktopNotifier(log: log), startArguments: { hotkeyArguments }, log: log)
             state.withLock { $0.hotkeys = surface }
             if config.metrics.enabled {
                 let metrics = MetricsSurface(control: LocalControlClient(service: service))
@@ -65,12 +69,17 @@ package final class ControlSurfaces: Sendable {
             }
         }
         state.withLock { $0.running = true }
-        applyOBSWebSocket(hooks: config?.hooks ?? HookSettings())
-        let hooks = config?.hooks ?? HookSettings()
+        // obs-websocket chooses the outputs itself (StartRecord, StartStream, …): the outputs' keys do not apply.
+        let obsBase = { () -> StartArguments in
+            var a = base
+            a.configuredOutputOptions = []
+            return a
+        }()
+        applyOBSWebSocket(base: obsBase)
         let thread = Thread { [self] in
             while state.withLock({ $0.running }) {
                 Thread.sleep(forTimeInterval: Self.pollSeconds)
-                applyOBSWebSocket(hooks: hooks)
+                applyOBSWebSocket(base: obsBase)
             }
         }
         thread.name = "recordkit.surfaces"
@@ -88,7 +97,7 @@ package final class ControlSurfaces: Sendable {
         metrics?.stop()
     }
 
-    private func applyOBSWebSocket(hooks: HookSettings) {
+    private func applyOBSWebSocket(base: StartArguments) {
         let settings: OBSWebSocketSettings
         do throws(ConfigError) { settings = try OBSWebSocketSettings(path: OBSWebSocketSettings.privatePath()) } catch {
             let known = state.withLock { $0.obsSettings != nil }
@@ -104,7 +113,7 @@ package final class ControlSurfaces: Sendable {
             return
         }
         let recording = OBSRecordingSettings(recordDirectory: settings.recordDirectory ?? VideosDirectory.path(), streamURL: settings.streamURL,
-                                             onSaved: hooks.onSaved, hookTimeout: hooks.timeout)
+                                             base: base)
         let next = OBSWebSocketServer(control: LocalControlClient(service: service), password: settings.password, settings: recording, log: log)
         do {
             let port = try next.start(port: UInt16(settings.port))

@@ -110,9 +110,13 @@ package final class UploadQueue: Sendable {
             key = ObjectNameTemplate(request.nameTemplate).key(prefix: prefix, host: host, date: Date(), recording: request.recordingId,
                                                                upload: id, file: (path as NSString).lastPathComponent)
         }
-        let record = UploadRecord(id: id, path: path, target: request.target, s3: request.s3, key: key, recordingId: request.recordingId,
+        var record = UploadRecord(id: id, path: path, target: request.target, s3: request.s3, key: key, recordingId: request.recordingId,
                                   deleteAfterUpload: request.deleteAfterUpload, identity: identity, state: .queued,
                                   createdAt: Self.timestamp(), partSize: request.partSize ?? PartPlan.defaultPartSize)
+        if !request.hookCommands.isEmpty {
+            record.hookCommands = request.hookCommands
+            record.hookTimeout = request.hookTimeout
+        }
         let duplicate: String? = state.withLock { s in
             s.records.values.first { !$0.state.isFinal && $0.path == path && $0.target == record.target && $0.key == key }?.id
         }

@@ -48,4 +48,8 @@ package struct UploadRecord: Codable, Sendable {
     package var etag: String?
     package var verified: Bool = false
     package var deleted: Bool = false
+    /// The recording's `on-saved` commands and their bound (``UploadRequest/hookCommands``); nil
+    /// when it had none, and in journals written before they were kept.
+    package var hookCommands: [String]?
+    package var hookTimeout: Double?
 }

@@ -9,9 +9,14 @@ package struct UploadRequest: Sendable {
     package var nameTemplate: String?
     /// Preferred part size in bytes (nil: 16 MiB).
     package var partSize: Int64?
+    /// The `on-saved` commands of the recording the file belongs to, and their time bound: kept
+    /// with the upload so that they still run for it when a restarted service completes it.
+    package var hookCommands: [String]
+    package var hookTimeout: Double?
 
     package init(path: String, target: UploadTarget, s3: S3Options = S3Options(), recordingId: String? = nil,
-                 deleteAfterUpload: Bool = false, nameTemplate: String? = nil, partSize: Int64? = nil) {
+                 deleteAfterUpload: Bool = false, nameTemplate: String? = nil, partSize: Int64? = nil,
+                 hookCommands: [String] = [], hookTimeout: Double? = nil) {
         self.path = path
         self.target = target
         self.s3 = s3
@@ -19,6 +24,8 @@ package struct UploadRequest: Sendable {
         self.deleteAfterUpload = deleteAfterUpload
         self.nameTemplate = nameTemplate
         self.partSize = partSize
+        self.hookCommands = hookCommands
+        self.hookTimeout = hookTimeout
     }
 }
 

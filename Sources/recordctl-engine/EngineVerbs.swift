@@ -16,6 +16,15 @@ enum EngineVerbs {
             return TrimVerb.run(file: file, start: start, end: end, output: output, overwrite: overwrite)
         case let .extensions(directories, json):
             return extensions(directories: directories, json: json)
+        case let .outputOptionsHelp(directories):
+            Console.help(StartArguments.outputOptionsHelp(builtins: BuiltinExtensions.all, extensionsDirectories: directories))
+            return 0
+        case let .checkConfig(options, checked):
+            let problems = StartArguments.configuredOptionProblems(options, builtins: BuiltinExtensions.all)
+            for problem in problems { Console.error(problem) }
+            guard problems.isEmpty else { return ExitCodes.usage }
+            for file in checked { Console.out("\(file): ok") }
+            return 0
         case let .monitors(json):
             return SourceListingVerbs.monitors(json: json)
         case let .cameras(json):
@@ -29,7 +38,9 @@ enum EngineVerbs {
     /// cannot open, Opus in MP4, an unknown extension: exit 64 before anything records), then
     /// one recording in the foreground.
     static func record(_ arguments: StartArguments, duration: Double?) -> Int32 {
-        do throws(ControlError) { try arguments.check(builtins: BuiltinExtensions.all) } catch {
+        do throws(ControlError) {
+            for warning in try arguments.check(builtins: BuiltinExtensions.all) { Console.error(warning) }
+        } catch {
             Console.error(error.message)
             return ExitCodes.usage
         }

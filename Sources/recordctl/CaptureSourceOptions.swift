@@ -6,8 +6,8 @@ import RecordKitControl
 /// part of ``RecordingOptions``, so `record` and `start` share them.
 struct CaptureSourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("What an unchanged tick records: constant (repeat the picture: every frame slot filled) "
-        + "or variable (no frame while nothing changes but one every half second).", valueName: "MODE"))
-    var frameRateMode: FrameRateModeArgument = .variable
+        + "or variable (no frame while nothing changes but one every half second). Default variable.", valueName: "MODE"))
+    var frameRateMode: FrameRateModeArgument?
 
     @Option(help: ArgumentHelp("Where the picture comes from: x11 (the X display) or portal (a Wayland screen through "
         + "the ScreenCast portal and PipeWire). Default: portal in a Wayland session without X (WAYLAND_DISPLAY set, "
@@ -25,35 +25,34 @@ struct CaptureSourceOptions: ParsableArguments {
         + "(node name, description or node id); `--camera` alone takes the first camera.", valueName: "NAME"))
     var camera: String?
 
-    @Option(help: ArgumentHelp("The camera's corner: top-left, top-right, bottom-left or bottom-right.", valueName: "CORNER"))
-    var cameraPosition: String = "bottom-right"
+    @Option(help: ArgumentHelp("The camera's corner: top-left, top-right, bottom-left or bottom-right. Default bottom-right.", valueName: "CORNER"))
+    var cameraPosition: String?
 
-    @Option(help: ArgumentHelp("The camera's width in percent of the picture's width (1% to 100%), aspect kept.", valueName: "PERCENT"))
-    var cameraSize: String = "25%"
+    @Option(help: ArgumentHelp("The camera's width in percent of the picture's width (1% to 100%), aspect kept. Default 25%.", valueName: "PERCENT"))
+    var cameraSize: String?
 
     @Flag(help: "Start with the camera's corner hidden (`recordctl camera on` shows it).")
     var cameraOff = false
 
     /// Rejects combinations that contradict the other capture options.
     func check(region: String?, window: String?, noAppAudio: Bool, appSink: String?) throws {
-        if camera == nil && (cameraOff || cameraPosition != "bottom-right" || cameraSize != "25%") {
-            throw ValidationError("--camera-position, --camera-size and --camera-off need --camera")
-        }
         if let source, !["x11", "portal"].contains(source) { throw ValidationError("--source must be x11 or portal, got '\(source)'") }
         if monitor != nil && (region != nil || window != nil) { throw ValidationError("--monitor cannot be combined with --region or --window") }
         if appAudioFrom != nil && (noAppAudio || appSink != nil) { throw ValidationError("--app-audio-from cannot be combined with --no-app-audio or --app-sink") }
     }
 
-    /// Copies these options into `arguments`.
+    /// Lays the options given over `arguments` (the monitor is set with the area, by the caller).
     func apply(to arguments: inout StartArguments) {
-        arguments.frameRateMode = frameRateMode.rawValue
-        arguments.monitor = monitor
-        arguments.source = source
-        arguments.appAudioFrom = appAudioFrom
-        arguments.camera = camera
-        arguments.cameraPosition = cameraPosition
-        arguments.cameraSize = cameraSize
-        arguments.cameraOff = cameraOff
+        if let frameRateMode { arguments.frameRateMode = frameRateMode.rawValue }
+        if let source { arguments.source = source }
+        if let appAudioFrom {
+            arguments.appAudioFrom = appAudioFrom
+            arguments.appSink = nil  // the config's sink gives way to the flag's application
+        }
+        if let camera { arguments.camera = camera }
+        if let cameraPosition { arguments.cameraPosition = cameraPosition }
+        if let cameraSize { arguments.cameraSize = cameraSize }
+        if cameraOff { arguments.cameraOff = true }
     }
 }
 

@@ -2,11 +2,12 @@ import ArgumentParser
 import Foundation
 import RecordCtlSupport
 import RecordKitConfig
+import RecordKitControl
 
 /// `recordctl config`: the config file and profiles.
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "config", abstract: "Show the encoding settings in force and where each comes from.",
+        commandName: "config", abstract: "Show the settings in force for `record`/`start` and where each comes from; check the config file.",
         subcommands: [ConfigShowCommand.self, ConfigCheckCommand.self], defaultSubcommand: ConfigShowCommand.self)
 }
 
@@ -14,7 +15,7 @@ struct ConfigCommand: ParsableCommand {
 struct ConfigShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Print each encoding setting, its value and its source: flag, profile, config file or default.",
+        abstract: "Print each setting, its value and its source: flag, profile, config file (with its line) or default.",
         discussion: "The config file is $XDG_CONFIG_HOME/recordkit/config.toml (else ~/.config/recordkit/config.toml). "
             + "Precedence: flag, then --profile, then the file's top level, then the built-in default.")
 
@@ -30,6 +31,19 @@ struct ConfigShowCommand: ParsableCommand {
         Console.out(hooks.onSaved.isEmpty ? "hooks.on-saved = (none)  (default)" : hooks.onSaved.map { "hooks.on-saved = \($0)  \(source)" }.joined(separator: "\n"))
         Console.out(hooks.timeout.map { "hooks.timeout = \($0)  \(source)" } ?? "hooks.timeout = 60  (default)")
         Console.out(file.rtmp.caFile.map { "rtmp.ca-file = \($0)  \(source)" } ?? "rtmp.ca-file = (the system's trusted certificates)  (default)")
+        do throws(ConfigError) {
+            // The capture keys, then the outputs' keys the file sets (stream keys masked on output).
+            for line in try file.recordingLines(profile: encoding.profile) { Console.out(line) }
+        } catch {
+            throw ValidationError(error.message)
+        }
+        for line in file.uploadLines(profile: encoding.profile) { Console.out(line) }
+        for action in HotkeySettings.actions {
+            Console.out(file.hotkeys.bindings[action].map { "hotkeys.\(action) = \($0)  \(source)" } ?? "hotkeys.\(action) = (none)  (default)")
+        }
+        let metricsSource = file.metrics == MetricsSettings() ? "(default)" : source
+        Console.out("metrics.enabled = \(file.metrics.enabled)  \(metricsSource)")
+        Console.out("metrics.port = \(file.metrics.port)  \(metricsSource)")
         let privatePath = OBSWebSocketSettings.privatePath()
         do throws(ConfigError) {
             let obs = try OBSWebSocketSettings(path: privatePath)
@@ -53,11 +67,16 @@ struct ConfigCheckCommand: ParsableCommand {
 
     func run() throws {
         var problems: [String] = []
-        do throws(ConfigError) { _ = try ConfigFile() } catch { problems.append(error.message) }
+        var options: [ConfiguredOption] = []
+        do throws(ConfigError) {
+            let file = try ConfigFile()
+            // The outputs' keys of the top level and of every profile: the engine checks them against the catalog.
+            options = Array(file.options.values) + file.profileOptions.values.flatMap(\.values)
+            options = options.filter { CaptureKey(rawValue: $0.name) == nil }.sorted { $0.origin < $1.origin }
+        } catch { problems.append(error.message) }
         do throws(ConfigError) { _ = try OBSWebSocketSettings(path: OBSWebSocketSettings.privatePath()) } catch { problems.append(error.message) }
         for p in problems { Console.error(p) }
         if !problems.isEmpty { throw ExitCode(ExitCodes.usage) }
-        Console.out("\(ConfigFile.defaultPath()): ok")
-        Console.out("\(OBSWebSocketSettings.privatePath()): ok")
+        try EngineHandoff.exec(.checkConfig(options: options, checked: [ConfigFile.defaultPath(), OBSWebSocketSettings.privatePath()]))
     }
 }

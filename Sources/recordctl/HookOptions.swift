@@ -19,9 +19,9 @@ struct HookOptions: ParsableArguments {
         if let timeout, !(timeout > 0 && timeout <= 86_400) { throw ValidationError("--hook-timeout must be seconds, more than 0 and at most 86400, got \(timeout)") }
     }
 
-    /// Sets the hooks on `arguments`: these flags over the config file's `[hooks]`.
-    func apply(to arguments: inout StartArguments, config: HookSettings) {
-        arguments.onSaved = commands.isEmpty ? config.onSaved : commands
-        arguments.hookTimeout = timeout ?? config.timeout
+    /// Sets the hooks on `arguments` (which hold the config file's): these flags replace them.
+    func apply(to arguments: inout StartArguments) {
+        if !commands.isEmpty { arguments.onSaved = commands }
+        if let timeout { arguments.hookTimeout = timeout }
     }
 }

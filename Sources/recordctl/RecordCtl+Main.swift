@@ -8,6 +8,7 @@ extension RecordCtl {
     /// prints (a usage error quotes the offending argument, which may be a URL with its stream
     /// key) goes through ``SecretRedactor`` first.
     static func main() {
+        showOutputOptionsHelpIfAsked()
         do {
             var command = try parseAsRoot(optionalValueArguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
@@ -33,5 +34,20 @@ extension RecordCtl {
             result.append(a)
         }
         return result
+    }
+
+    /// `record --help` and `start --help`: recordctl's own options, then the outputs' options,
+    /// which the extensions' manifests declare: recordctl links no extension, so the engine (which
+    /// links the built-ins and reads the extension directories) prints them. Returns when not asked.
+    private static func showOutputOptionsHelpIfAsked() {
+        let args = Array(CommandLine.arguments.dropFirst())
+        guard let verb = args.first, ["record", "start"].contains(verb), args.contains("--help") || args.contains("-h") else { return }
+        let command: any ParsableCommand.Type = verb == "record" ? RecordCommand.self : StartCommand.self
+        Console.help(helpMessage(for: command))
+        var directories: [String] = []
+        for (i, arg) in args.enumerated() where arg == "--extensions-dir" && i + 1 < args.count { directories.append(absolutePath(args[i + 1])) }
+        do { try EngineHandoff.exec(.outputOptionsHelp(directories: directories)) } catch {
+            Glibc.exit(exitCode(for: error).rawValue)
+        }
     }
 }

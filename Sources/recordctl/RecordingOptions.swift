@@ -9,8 +9,8 @@ import RecordKitControl
 struct RecordingOptions: ParsableArguments {
     // MARK: What to capture
 
-    @Option(help: "Frames per second.")
-    var fps: Int = 30
+    @Option(help: "Frames per second (default 30).")
+    var fps: Int?
 
     @Option(help: ArgumentHelp("Record a region of the screen.", valueName: "WxH+X+Y"))
     var region: String?
@@ -41,51 +41,14 @@ struct RecordingOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Pause by itself while the recorded window is hidden (hidden), also while another window is focused (unfocused), or only while the screen is locked (never).",
                                valueName: "POLICY"))
-    var pauseOnBackground: BackgroundPolicyOption = .hidden
+    var pauseOnBackground: BackgroundPolicyOption?
 
     @OptionGroup var sources: CaptureSourceOptions
 
-    // MARK: Where it goes
-
-    @Option(name: .shortAndLong, help: ArgumentHelp("The file to write (default: a timestamped name in the videos directory).", valueName: "FILE"))
-    var output: String?
-
-    @Option(help: "Container: mp4 or mkv (default: from the --output extension, else mp4).")
-    var format: ContainerFormat?
-
-    @Flag(help: "Replace the output file if it exists.")
-    var overwrite = false
-
-    @Flag(help: ArgumentHelp("Write an MP4's index first, for files published on the web that should play while they download. "
-                             + "Costs a rewrite of the whole file at stop (time in proportion to its length, free space for a second copy); "
-                             + "without it the index is appended at the end and stop takes the same short time for any length."))
-    var faststart = false
-
-    @Flag(help: "Write no file: only broadcast (--rtmp), keep a replay buffer (--replay-buffer) or feed extensions.")
-    var noFile = false
-
-    @Option(name: .customLong("rtmp"), help: ArgumentHelp("Also broadcast to this RTMP endpoint, rtmp://host[:port]/app/KEY or rtmps://… (repeatable).", valueName: "URL"))
-    var rtmp: [String] = []
-
-    @OptionGroup var rtmpKey: RTMPKeyOptions
-
-    @Option(name: .customLong("rtmp-ca-file"),
-            help: ArgumentHelp("For rtmps:// endpoints: trust the certificate authorities in this PEM file instead of the system's store "
-                               + "(for a server with a private CA or a self-signed certificate). The server's certificate is always verified.",
-                               valueName: "PATH"))
-    var rtmpCAFile: String?
-
-    @Option(name: .customLong("srt"),
-            help: ArgumentHelp("Also stream MPEG-TS to this SRT listener, srt://HOST:PORT[?streamid=…&passphrase=…&latency=MICROSECONDS] (repeatable; the stream id and passphrase are never shown).",
-                               valueName: "URL"))
-    var srt: [String] = []
+    // MARK: Where it goes: the outputs' own options (declared by the extensions, resolved by the service)
 
     @OptionGroup(title: "Encoding") var encoding: EncodingOptions
 
-    @OptionGroup var replay: ReplayOptions
-
-    @OptionGroup var preview: PreviewFlagOptions
-    @OptionGroup var split: SplitOptions
     @OptionGroup var hooks: HookOptions
     @OptionGroup var uploads: RecordingUploadOptions
 
@@ -103,15 +66,18 @@ struct RecordingOptions: ParsableArguments {
                                valueName: "DIR"))
     var extensionsDirs: [String] = []
 
+    /// Every option recordctl does not know: the outputs' options (`--output`, `--rtmp`,
+    /// `--replay-buffer`, …, listed after these by `--help`), which each extension's manifest
+    /// declares and the service resolves (an unknown one is exit 64 there).
+    @Argument(parsing: .allUnrecognized,
+              help: ArgumentHelp("The outputs' options, declared by their extensions (listed below).", valueName: "output-options"))
+    var outputOptions: [String] = []
+
     func validate() throws {
-        guard (1...120).contains(fps) else { throw ValidationError("--fps must be between 1 and 120, got \(fps)") }
+        if let fps, !(1...120).contains(fps) { throw ValidationError("--fps must be between 1 and 120, got \(fps)") }
         if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
         if noMic && micOff { throw ValidationError("--mic-off needs a microphone track: drop --no-mic") }
         if noMic && noAppAudio && requireAudio { throw ValidationError("--require-audio contradicts --no-mic --no-app-audio") }
-        if noFile && (output != nil || format != nil || overwrite || faststart) {
-            throw ValidationError("--no-file contradicts --output, --format, --overwrite and --faststart")
-        }
-        if noFile && (split.seconds != nil || split.megabytes != nil) { throw ValidationError("--no-file contradicts --split-every and --split-size") }
         try sources.check(region: region, window: window, noAppAudio: noAppAudio, appSink: appSink)
     }
 
@@ -122,40 +88,40 @@ struct RecordingOptions: ParsableArguments {
     /// service for `start` (its `bad_argument` is exit 64 here), by recordctl-engine for
     /// `record`. Throws the usage exit code after printing why.
     func startArguments() throws -> StartArguments {
-        var a = StartArguments()
+        // The config file and the profile first (every key of theirs), then the flags given over them.
+        let config = try configFile()
+        var a: StartArguments
+        do throws(ConfigError) { a = try config.startArguments(profile: encoding.profile) } catch { throw ValidationError(error.message) }
         let env = ProcessInfo.processInfo.environment
         a.display = env["DISPLAY"]
         a.audioServer = env["PULSE_SERVER"]
-        a.fps = fps
-        a.region = region
-        a.window = window
-        a.noCursor = noCursor
-        a.noMic = noMic
-        a.micOff = micOff
-        a.noAppAudio = noAppAudio
-        a.appSink = appSink
-        a.micSource = micSource
-        a.requireAudio = requireAudio
-        a.pauseOnBackground = pauseOnBackground.rawValue
-        a.output = output.map(absolutePath)
-        a.format = format?.rawValue
-        a.overwrite = overwrite
-        a.noFile = noFile
-        a.faststart = faststart
-        replay.apply(to: &a)
-        split.apply(to: &a)
-        a.rtmp = try rtmpKey.resolve(rtmp)
-        a.rtmpCAFile = try (rtmpCAFile ?? configFile().rtmp.caFile).map(absolutePath)
-        a.srt = srt
-        a.extensionsDirs = extensionsDirs.map(absolutePath)
+        if let fps { a.fps = fps }
+        if region != nil || window != nil || sources.monitor != nil {
+            // One of these chooses the area: the config's choice of another gives way.
+            a.region = region
+            a.window = window
+            a.monitor = sources.monitor
+        }
+        if noCursor { a.noCursor = true }
+        if noMic { a.noMic = true }
+        if micOff { a.micOff = true }
+        if noAppAudio { a.noAppAudio = true }
+        if let appSink { a.appSink = appSink }
+        if let micSource { a.micSource = micSource }
+        if requireAudio { a.requireAudio = true }
+        if let pauseOnBackground { a.pauseOnBackground = pauseOnBackground.rawValue }
+        a.outputOptions = outputOptions
+        a.workingDirectory = FileManager.default.currentDirectoryPath
+        // The service runs elsewhere: the variables an option may read instead of its value (a
+        // stream key) travel with the request, never on a command line.
+        a.environment = env.filter { $0.key.hasPrefix("RECORDKIT_") }
+        if !extensionsDirs.isEmpty { a.extensionsDirs = extensionsDirs.map(absolutePath) }
         a.encoding = try encoding.effective().setupValues
-        let config = try configFile()
-        hooks.apply(to: &a, config: config.hooks)
-        try uploads.apply(to: &a, config: config.uploads)
+        hooks.apply(to: &a)
+        try uploads.apply(to: &a, config: config.uploads(profile: encoding.profile))
         sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
-            try preview.apply(to: &a)
         } catch {
             Console.error(error.message)
             throw ExitCode(ExitCodes.usage)
@@ -167,11 +133,6 @@ struct RecordingOptions: ParsableArguments {
 /// The user's config file, or exit 64 with the file's own message.
 func configFile() throws -> ConfigFile {
     do throws(ConfigError) { return try ConfigFile() } catch { throw ValidationError(error.message) }
-}
-
-/// Container formats for `--format`.
-enum ContainerFormat: String, ExpressibleByArgument, CaseIterable {
-    case mp4, mkv
 }
 
 /// Policies for `--pause-on-background`.

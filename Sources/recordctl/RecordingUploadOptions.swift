@@ -23,7 +23,11 @@ struct RecordingUploadOptions: ParsableArguments {
 
     /// Sets `upload` and `uploadReplays` of `arguments` from these flags over `config`.
     func apply(to arguments: inout StartArguments, config: UploadSettings) throws {
-        guard !noUpload else { return }
+        guard !noUpload else {
+            arguments.upload = nil
+            arguments.uploadReplays = nil
+            return
+        }
         let target = try upload.map(UploadFlags.target) ?? (config.recordings ? config.target : nil)
         arguments.upload = target.map { flags.options(target: $0, config: config) }
         if config.replays, let t = config.target { arguments.uploadReplays = flags.options(target: t, config: config) }

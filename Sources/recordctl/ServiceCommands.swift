@@ -27,7 +27,8 @@ struct StartCommand: ParsableCommand {
         let result = try serviceRequest(.start, args: arguments)
         for warning in result.warnings ?? [] { Console.error(warning) }
         Console.out(result.recordingId ?? "")
-        if recording.preview.enabled, let status = try? serviceRequest(.status, startIfNeeded: false).status,
+        // A page an output published (the preview's), whichever option asked for it.
+        if let status = try? serviceRequest(.status, startIfNeeded: false).status,
            let url = previewURL(in: status) {
             Console.out("preview: \(url)")
         }

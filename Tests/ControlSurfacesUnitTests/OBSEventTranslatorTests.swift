@@ -66,11 +66,11 @@ final class OBSEventTranslatorTests: XCTestCase {
         XCTAssertEqual(OBSRecordKitRequests.status(for: .busy), .outputRunning)
         let settings = OBSRecordingSettings(recordDirectory: "/tmp/rec", streamURL: "rtmp://127.0.0.1/live/k", display: ":9", audioServer: nil)
         let record = settings.startArguments(for: .record)
-        XCTAssertTrue(record.output?.hasPrefix("/tmp/rec/Recording ") == true)
+        XCTAssertEqual(record.outputOptions.first, "--output")
+        XCTAssertTrue(record.outputOptions.last?.hasPrefix("/tmp/rec/Recording ") == true)
         XCTAssertEqual(record.display, ":9")
-        XCTAssertEqual(settings.startArguments(for: .replayBuffer).replayBuffer, 60)
-        XCTAssertTrue(settings.startArguments(for: .replayBuffer).noFile)
-        XCTAssertEqual(settings.startArguments(for: .stream).rtmp, ["rtmp://127.0.0.1/live/k"])
+        XCTAssertEqual(settings.startArguments(for: .replayBuffer).outputOptions, ["--no-file", "--replay-buffer", "60.0"])
+        XCTAssertEqual(settings.startArguments(for: .stream).outputOptions, ["--no-file", "--rtmp", "rtmp://127.0.0.1/live/k"])
     }
 
     /// The live audio switches become InputMuteStateChanged of "Mic/Aux" and "Desktop Audio",

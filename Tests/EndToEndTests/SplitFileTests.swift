@@ -62,7 +62,11 @@ final class SplitFileTests: EndToEndTestCase {
             let keys = try FFprobe.keyFrameTimes(part, streamIndex: probe.video[0].index)
             XCTAssertEqual(keys.first ?? -1, 0, accuracy: 0.001, "\(part): starts on a key frame (plays alone)")
             joined += packets.map(\.hash)
-            total += try FFprobe.packetSpan(part, streamIndex: probe.video[0].index).end
+            let span = try FFprobe.packetSpan(part, streamIndex: probe.video[0].index)
+            total += span.end
+            if let index = parts.firstIndex(of: part), index < cuts.count {
+                XCTAssertEqual(span.end, cuts[index], accuracy: 0.002, "\(part): the video ends at the cut, no earlier, no later")
+            }
             try assertTones(part, probe)
             verbose("\(part): \(packets.count) frames")
         }
@@ -247,8 +251,9 @@ final class SplitFileTests: EndToEndTestCase {
     /// B-frames) on a still screen: `record --duration 3` lasts 3 s (video and file,
     /// ±0.15 s; the last picture used to run half a second past the end), and the parts of
     /// `record --duration 5 --split-every 2` do not overlap: their video adds up to no more than
-    /// the 5 s recorded (it was 1.8 s more), and fall short of it by at most a still screen's
-    /// repeat interval (0.5 s) per cut (a part's last picture ends one frame after it is shown).
+    /// the 5 s recorded (it was 1.8 s more), and not less either: each closed part's video ends
+    /// at the cut, within one frame of where its audio ends (the packet that spans the cut),
+    /// not one frame after its last picture (up to a still screen's repeat interval, 0.5 s, before it).
     func testStillScreenLastsItsRecordedTimeAndSplitPartsDoNotOverlap() throws {
         let rc = try Recordctl(rig)
         let single = path("still.mp4")
@@ -263,11 +268,22 @@ final class SplitFileTests: EndToEndTestCase {
         XCTAssertEqual(split.exitCode, Recordctl.Exit.ok, "\(split)")
         let parts = split.stdout.split(whereSeparator: \.isNewline).map(String.init)
         XCTAssertGreaterThanOrEqual(parts.count, 2, "\(split)")
-        let durations = try parts.map { try XCTUnwrap(try FFprobe.probe($0).video.first?.duration, $0) }
+        let probes = try parts.map { try FFprobe.probe($0) }
+        let durations = try zip(parts, probes).map { try XCTUnwrap($1.video.first?.duration, $0) }
         verbose("parts: \(durations)")
         let total = durations.reduce(0, +)
+        let frame = 1.0 / 30
         XCTAssertLessThanOrEqual(total, 5.0 + 0.15, "the parts overlap: \(durations)")
-        XCTAssertGreaterThanOrEqual(total, 5.0 - 0.55 * Double(parts.count - 1) - 0.15, "the parts hold the recording: \(durations)")
+        XCTAssertGreaterThanOrEqual(total, 5.0 - frame - 0.15, "the parts hold the recording: \(durations)")
+        for (part, probe) in zip(parts, probes).dropLast() {
+            let video = try XCTUnwrap(probe.video.first?.duration, part)
+            for audio in probe.audio {
+                let audioEnd = try FFprobe.packetSpan(part, streamIndex: audio.index).end
+                verbose("\(part): video \(video) s, audio #\(audio.index) \(audioEnd) s")
+                XCTAssertEqual(video, audioEnd, accuracy: frame + 1024.0 / 48000 + 0.002,
+                               "\(part): the video ends at the cut, where the audio does (the packet spanning it)")
+            }
+        }
     }
 
     /// An unsplit Matroska recording killed with `kill -9` after a marker: the recovered file

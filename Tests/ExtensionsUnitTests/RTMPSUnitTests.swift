@@ -1,5 +1,6 @@
 import Foundation
 import RecordKit
+import RecordKitBuiltins
 import RecordKitControl
 import RecordKitMedia
 import RecordKitService
@@ -77,13 +78,11 @@ final class RTMPSUnitTests: XCTestCase {
 
     func testCAFileReachesTheRTMPExtensionsOnly() throws {
         var arguments = StartArguments()
-        arguments.noFile = true
-        arguments.rtmp = ["rtmps://127.0.0.1/live/secretkey-9"]
-        arguments.srt = ["srt://127.0.0.1:9000"]
-        arguments.rtmpCAFile = "/etc/rk/ca.pem"
+        arguments.outputOptions = ["--no-file", "--rtmp", "rtmps://127.0.0.1/live/secretkey-9", "--srt", "srt://127.0.0.1:9000",
+                                   "--rtmp-ca-file", "/etc/rk/ca.pem"]
         let decoded = try JSONDecoder().decode(StartArguments.self, from: JSONEncoder().encode(arguments))
-        XCTAssertEqual(decoded.rtmpCAFile, "/etc/rk/ca.pem", "start sends it to the service")
-        let requests = decoded.extensionRequests()
+        XCTAssertEqual(decoded.outputOptions, arguments.outputOptions, "start sends them to the service")
+        let requests = try decoded.extensionRequests(catalog: BuiltinExtensions.catalog()).requests
         XCTAssertEqual(requests.first { $0.name == "rtmp" }?.setup["caFile"], "/etc/rk/ca.pem")
         XCTAssertNil(requests.first { $0.name == "srt" }?.setup["caFile"])
         let handler = try RTMPUploadManifest.handler(setup: SetupInfo(["url": "rtmps://127.0.0.1/live/secretkey-9", "caFile": "/etc/rk/ca.pem"]))

@@ -120,6 +120,9 @@ final class RTMPUnitTests: XCTestCase {
         // from 0 and 2 s (and the one from 4 s once 8.05 s arrived) were dropped whole.
         XCTAssertEqual(first?.time, 6_000_000_000)
         XCTAssertEqual(queue.dropped, 60 * 3 /* video + 2 audio per frame */, "three groups of 20 frames and their audio")
+        XCTAssertEqual(queue.counts.droppedVideo, 60, "the pipeline's statistics count the video of those groups")
+        XCTAssertEqual(queue.counts.droppedAudio, 120)
+        XCTAssertEqual(queue.counts.waiting, 40 * 3 - 1, "what waits, the first one taken")
         var count = 1
         while queue.popFirst() != nil { count += 1 }
         XCTAssertEqual(count, 40 * 3)

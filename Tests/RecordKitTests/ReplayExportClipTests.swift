@@ -19,8 +19,7 @@ final class ReplayExportClipTests: XCTestCase {
         let root = try ExtensionFixtures.temporaryDirectory(self)
         var arguments = StartArguments()
         arguments.region = "320x240+0+0"
-        arguments.noFile = true
-        arguments.replayBuffer = 3
+        arguments.outputOptions = ["--no-file", "--replay-buffer", "3"]
         let session = try RecordingSession(arguments: arguments, builtins: BuiltinExtensions.all)
         try session.start()
         XCTAssertTrue(session.waitForFirstFrame(timeout: 3))
@@ -44,7 +43,7 @@ final class ReplayExportClipTests: XCTestCase {
 
         var plain = StartArguments()
         plain.region = "320x240+0+0"
-        plain.output = root + "/plain.mp4"
+        plain.outputOptions = ["--output", root + "/plain.mp4"]
         let other = try RecordingSession(arguments: plain, builtins: BuiltinExtensions.all)
         try other.start()
         XCTAssertThrowsError(try other.exportClip(to: nil, duration: nil)) { error in
@@ -56,14 +55,13 @@ final class ReplayExportClipTests: XCTestCase {
     /// ReplayKit's `stopClipBuffering` / `startClipBuffering` on a running recording with a file
     /// and a replay buffer: stopping empties the buffer (an export then fails, saying why) and
     /// leaves the file alone; starting again buffers from then on only (the whole buffer is
-    /// then about the time since); the file has the whole recording. The static
-    /// `startClipBuffering(seconds:arguments:)` starts a buffer-only session that exports.
+    /// then about the time since); the file has the whole recording. A buffer-only
+    /// session with `--no-file --replay-buffer 3` (ReplayKit's `startClipBuffering`) exports.
     func testStopAndStartClipBufferingOnARunningRecording() throws {
         let root = try ExtensionFixtures.temporaryDirectory(self)
         var arguments = StartArguments()
         arguments.region = "320x240+0+0"
-        arguments.output = root + "/whole.mp4"
-        arguments.replayBuffer = 30
+        arguments.outputOptions = ["--output", root + "/whole.mp4", "--replay-buffer", "30"]
         let session = try RecordingSession(arguments: arguments, builtins: BuiltinExtensions.all)
         try session.start()
         XCTAssertTrue(session.waitForFirstFrame(timeout: 3))
@@ -86,7 +84,9 @@ final class ReplayExportClipTests: XCTestCase {
 
         var plain = StartArguments()
         plain.region = "320x240+0+0"
-        let buffering = try RecordingSession.startClipBuffering(seconds: 3, arguments: plain, builtins: BuiltinExtensions.all)
+        plain.outputOptions = ["--no-file", "--replay-buffer", "3"]  // ReplayKit's startClipBuffering: a buffer, no file
+        let buffering = try RecordingSession(arguments: plain, builtins: BuiltinExtensions.all)
+        try buffering.start()
         XCTAssertTrue(buffering.waitForFirstFrame(timeout: 3))
         Thread.sleep(forTimeInterval: 4)
         let last = try buffering.exportClip(to: root + "/last.mp4", duration: 2)

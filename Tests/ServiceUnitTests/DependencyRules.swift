@@ -10,10 +10,15 @@ struct DependencyRules {
         var imports: Set<String>
         /// A test target (`.testTarget`): it may use anything it tests, and is not in the table.
         var isTest = false
+        /// The string literals of its code that spell an option (`"--rtmp"`), comments left out.
+        var optionLiterals: Set<String> = []
     }
 
     /// The built-in upload handlers (`Extensions/`): nobody but the list of built-ins may name them.
     static let handlers: Set<String> = ["FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension"]
+    /// The parts that must not spell a handler's command-line option (`"--rtmp"`): the handlers'
+    /// manifests declare them and the service resolves them from the catalog.
+    static let optionFree: Set<String> = ["RecordKitService", "RecordKitControl", "RecordCtlSupport", "recordctl", "recordctl-engine", "recordd"]
     /// Platform and C modules the SDK must never see.
     static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims", "CColorConversion", "CPipeWire"]
     /// The thin `recordctl` and what it links: they must never reach, directly or
@@ -57,7 +62,8 @@ struct DependencyRules {
         // They register the sources beyond X11 and PulseAudio (VideoSourceRegistry) the same way.
         "recordctl-engine": ["RecordKitService", "RecordKitControl", "RecordCtlSupport", "RecordKitBuiltins", "RecordKitPipeWire",
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
-        "RecordKitConfig": ["RecordKitSupport", "TOMLKit"],
+        // The config file fills the same start arguments a command line does (RecordKitControl's values).
+        "RecordKitConfig": ["RecordKitSupport", "RecordKitControl", "TOMLKit"],
         "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire", "RecordKitConfig"],
         // Control surfaces: clients of the service's request API; hotkeys grab keys on X11 through capture's display code;
         // the metrics endpoint observes encode times (EncodeTimeObserver in media).
@@ -88,8 +94,13 @@ struct DependencyRules {
     static let system: Set<String> = ["Foundation", "Glibc", "Dispatch", "Synchronization", "XCTest", "PackageDescription"]
 
     /// Every violation, as a sentence; empty when the package keeps the rules.
-    static func violations(_ targets: [Target]) -> [String] {
+    static func violations(_ targets: [Target], handlerOptions: Set<String> = []) -> [String] {
         var found: [String] = []
+        for target in targets where optionFree.contains(target.name) {
+            for literal in target.optionLiterals.intersection(handlerOptions).sorted() {
+                found.append("\(target.name) spells the handler option \(literal); a handler's options come from its manifest through the catalog")
+            }
+        }
         for target in targets where !target.isTest {
             guard let allowed = allowed[target.name] else {
                 found.append("\(target.name) is not in the table of parts (DependencyRules.allowed, docs/ARCHITECTURE.md \"Parts\"): say what it may depend on")
@@ -163,9 +174,43 @@ struct DependencyRules {
                     if let list = value as? [Any], let first = list.first as? String { dependencies.insert(first) }
                 }
             }
-            return Target(name: name, dependencies: dependencies, imports: imports(under: root.appendingPathComponent(path)),
-                          isTest: t["type"] as? String == "test")
+            let directory = root.appendingPathComponent(path)
+            return Target(name: name, dependencies: dependencies, imports: imports(under: directory),
+                          isTest: t["type"] as? String == "test", optionLiterals: optionLiterals(under: directory))
         }
+    }
+
+    /// The options the handlers' manifests (`Extensions/*/*.json`) declare, as `--name`.
+    static func handlerOptions(packageRoot root: URL) -> Set<String> {
+        var options: Set<String> = []
+        let files = FileManager.default.enumerator(at: root.appendingPathComponent("Extensions"), includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "json", let data = try? Data(contentsOf: file),
+                  let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let commandLine = manifest["commandLine"] as? [String: Any],
+                  let declared = commandLine["options"] as? [[String: Any]] else { continue }
+            for option in declared { if let name = option["name"] as? String { options.insert("--" + name) } }
+        }
+        return options
+    }
+
+    /// The string literals `"--word"` in the code (not the comments) of the Swift files under `directory`.
+    static func optionLiterals(under directory: URL) -> Set<String> {
+        var literals: Set<String> = []
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift", let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") {
+                let code = line.components(separatedBy: "//").first ?? ""
+                for literal in code.split(separator: "\"", omittingEmptySubsequences: false).enumerated() where literal.offset % 2 == 1 {
+                    let word = String(literal.element)
+                    if word.hasPrefix("--"), word.count > 2, word.dropFirst(2).allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) {
+                        literals.insert(word)
+                    }
+                }
+            }
+        }
+        return literals
     }
 
     /// The modules imported by the Swift files under `directory`.

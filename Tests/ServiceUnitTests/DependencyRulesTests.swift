@@ -13,7 +13,24 @@ final class DependencyRulesTests: XCTestCase {
         }
         XCTAssertTrue(targets.first { $0.name == "RecordKitService" }?.imports.contains("RecordKitPipeline") ?? false,
                       "imports were read from the files")
-        XCTAssertEqual(DependencyRules.violations(targets), [])
+        let options = DependencyRules.handlerOptions(packageRoot: URL(fileURLWithPath: ExtensionFixtures.packageRoot))
+        XCTAssertTrue(options.isSuperset(of: ["--output", "--no-file", "--rtmp", "--srt", "--replay-buffer", "--preview"]),
+                      "the handlers' options were read from their manifests: \(options.sorted())")
+        XCTAssertEqual(DependencyRules.violations(targets, handlerOptions: options), [])
+    }
+
+    /// The service and the command line spell no handler's option: spelling one is reported.
+    func testSpellingAHandlersOptionIsReported() throws {
+        let root = URL(fileURLWithPath: ExtensionFixtures.packageRoot)
+        let options = DependencyRules.handlerOptions(packageRoot: root)
+        let targets = try DependencyRules.load(packageRoot: root).map { t in
+            var t = t
+            if t.name == "RecordKitService" || t.name == "recordctl" { t.optionLiterals.insert("--replay-buffer") }
+            return t
+        }
+        let found = DependencyRules.violations(targets, handlerOptions: options)
+        XCTAssertTrue(found.contains { $0.hasPrefix("RecordKitService spells the handler option --replay-buffer") }, "\(found)")
+        XCTAssertTrue(found.contains { $0.hasPrefix("recordctl spells the handler option --replay-buffer") }, "\(found)")
     }
 
     func testABrokenRuleIsReported() throws {

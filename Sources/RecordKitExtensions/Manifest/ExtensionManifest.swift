@@ -26,6 +26,8 @@ package struct ExtensionManifest: Sendable, Equatable {
     package var setup: [SetupKey]
     /// Its limits (enforced for executables).
     package var limits: ExtensionLimits
+    /// The `recordctl record`/`start` options and config keys that request and set it up.
+    package var commandLine = CommandLineSurface()
 
     /// Creates a manifest.
     package init(name: String, version: String, summary: String? = nil, entry: Entry, input: HandlerInput,

@@ -22,7 +22,7 @@ extension ExtensionManifest {
 
     static func parse(_ json: JSONValue) throws(SchemaError) -> ExtensionManifest {
         let o = try ObjectReader(json, path: "")
-        try o.allowOnly(["$schema", "manifestVersion", "name", "version", "description", "entry", "input", "setup", "limits"], custom: true)
+        try o.allowOnly(["$schema", "manifestVersion", "name", "version", "description", "entry", "input", "setup", "limits", "commandLine"], custom: true)
         if let v = try o.int("manifestVersion"), v != Int64(formatVersion) {
             throw SchemaError("manifestVersion", "this RecordKit reads manifest version \(formatVersion), got \(v)")
         }
@@ -45,10 +45,12 @@ extension ExtensionManifest {
             // Built-ins ship without one (their Swift type is the source); ``BuiltinExtension`` sets it.
             input = try o.object("input") == nil ? HandlerInput(video: .none) : try HandlerInput(json: try o.required("input"), path: "input")
         }
-        return ExtensionManifest(name: name, version: version, summary: try o.string("description"),
-                                 entry: entry, input: input,
-                                 setup: try setupKeys(try o.object("setup")),
-                                 limits: try limits(try o.object("limits")))
+        let setup = try setupKeys(try o.object("setup"))
+        var manifest = ExtensionManifest(name: name, version: version, summary: try o.string("description"),
+                                         entry: entry, input: input, setup: setup,
+                                         limits: try limits(try o.object("limits")))
+        manifest.commandLine = try commandLine(try o.object("commandLine"), setup: setup)
+        return manifest
     }
 
     private static func entry(_ o: ObjectReader) throws(SchemaError) -> Entry {

@@ -19,6 +19,8 @@ package struct GOPRing {
     package private(set) var waitingForKeyFrame = true
     /// Bytes of encoded media held.
     package private(set) var bytes = 0
+    /// Video samples held (the rest is audio).
+    package private(set) var videoCount = 0
 
     /// An empty ring, waiting for a key frame.
     package init() {}
@@ -50,6 +52,7 @@ package struct GOPRing {
         if isKey { keyFrames.append(entries.count) }
         entries.append(sample)
         bytes += packet.data.count
+        if sample.type == .video { videoCount += 1 }
         return true
     }
 
@@ -89,6 +92,7 @@ package struct GOPRing {
         head = 0
         keyFrames.removeAll()
         bytes = 0
+        videoCount = 0
         waitingForKeyFrame = true
         return n
     }
@@ -106,7 +110,9 @@ package struct GOPRing {
     }
 
     private mutating func release(_ index: Int) {
-        if case .packet(let p)? = entries[index]?.payload { bytes -= p.data.count }
+        guard let sample = entries[index] else { return }
+        if case .packet(let p) = sample.payload { bytes -= p.data.count }
+        if sample.type == .video { videoCount -= 1 }
         entries[index] = nil
     }
 

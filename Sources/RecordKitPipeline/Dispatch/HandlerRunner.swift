@@ -12,6 +12,12 @@ import Synchronization
 /// which are capture-pool memory, are bounded by ``Limits/rawVideo``. Audio is never dropped
 /// silently: when more than ``Limits/audio`` audio samples wait, the handler is ended with an
 /// ``BroadcastError/Kind/overrun`` error that says so.
+///
+/// A ``QueueOwningHandler`` (a live stream) owns its output's one queue and drop policy: the
+/// runner neither queues nor bounds its samples but calls it directly, under a lock of its own,
+/// on the releasing thread (its lifecycle calls too, so the order and the serial contract
+/// hold); only `broadcastFinished` runs on the runner's queue, once no call can reach the
+/// handler any more. Its statistics are the handler's own counts.
 final class HandlerRunner: @unchecked Sendable {
     /// Queue bounds.
     struct Limits: Sendable {
@@ -30,6 +36,8 @@ final class HandlerRunner: @unchecked Sendable {
         var droppingVideoUntilKeyFrame = false
         var ended = false
         var finishCalled = false
+        /// Set by ``finish(completion:)`` for a queue-owning handler: nothing more is called.
+        var closed = false
         var error: BroadcastError?
         var serviceInfo: [String: String] = [:]
         var stats = HandlerStatistics()
@@ -39,7 +47,10 @@ final class HandlerRunner: @unchecked Sendable {
     let routes: Set<SampleRoute>
     /// The actions the handler performs (``BroadcastActionHandler``), read once at creation.
     let supportedActions: Set<String>
-    private let handler: any BroadcastSampleHandler  // touched on `queue` only
+    private let handler: any BroadcastSampleHandler  // touched on `queue` only, or under `direct`
+    /// The handler, when it owns its queue (then `direct` serializes the calls to it).
+    private let queueOwner: (any QueueOwningHandler)?
+    private let direct = Mutex(())
     private let queue: DispatchQueue
     private let limits: Limits
     private let state = Mutex(State())
@@ -59,6 +70,7 @@ final class HandlerRunner: @unchecked Sendable {
         self.name = name
         self.handler = handler
         self.supportedActions = (handler as? any BroadcastActionHandler)?.supportedActions ?? []
+        self.queueOwner = handler as? any QueueOwningHandler
         self.routes = routes
         self.limits = limits
         self.onEnded = onEnded
@@ -73,6 +85,7 @@ final class HandlerRunner: @unchecked Sendable {
 
     /// Queues one sample (never blocks); applies the back-pressure policy.
     func enqueue(_ sample: SampleBuffer) {
+        if queueOwner != nil { return callDirectly(counting: sample) { $0.processSampleBuffer(sample, with: sample.type) } }
         let isVideo = sample.type == .video
         var overrun = false
         let accept: Bool = state.withLock { s in
@@ -134,16 +147,18 @@ final class HandlerRunner: @unchecked Sendable {
     func perform(action: String, arguments: [String: String],
                  completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
         let handler = UncheckedHandler(handler)
-        queue.async { [self] in
-            guard !state.withLock({ $0.ended }), let performer = handler.value as? any BroadcastActionHandler else {
+        let run: @Sendable () -> Void = { [self] in
+            guard !state.withLock({ $0.ended || $0.closed }), let performer = handler.value as? any BroadcastActionHandler else {
                 completion(.failure(BroadcastError(.internalError, "handler '\(name)' has ended; '\(action)' was not performed")))
                 return
             }
             performer.perform(action: action, arguments: arguments, completion: completion)
         }
+        if queueOwner != nil { direct.withLock { _ in run() } } else { queue.async(execute: run) }
     }
 
     private func lifecycle(_ call: @escaping @Sendable (any BroadcastSampleHandler) -> Void) {
+        if queueOwner != nil { return callDirectly(call) }
         let handler = UncheckedHandler(handler)
         queue.async { [self] in
             if !state.withLock({ $0.ended }) { call(handler.value) }
@@ -165,6 +180,8 @@ final class HandlerRunner: @unchecked Sendable {
     /// Queues `broadcastFinished()` (once) and calls `completion` after it returned.
     func finish(completion: @escaping @Sendable () -> Void) {
         let handler = UncheckedHandler(handler)
+        // A direct call in progress ends first; later ones see `closed` and call nothing.
+        if queueOwner != nil { direct.withLock { _ in state.withLock { $0.closed = true } } }
         queue.async { [self] in
             let call: Bool = state.withLock { s in
                 if s.finishCalled { return false }
@@ -193,10 +210,31 @@ final class HandlerRunner: @unchecked Sendable {
 
     /// A snapshot for status output.
     var snapshot: HandlerSnapshot {
-        state.withLock { s in
-            HandlerSnapshot(name: name,
-                            state: s.finishCalled && s.error == nil ? .finished : (s.error != nil ? .failed : .running),
-                            error: s.error?.message, serviceInfo: s.serviceInfo, statistics: s.stats)
+        let owned = queueOwner?.queueCounts
+        return state.withLock { s in
+            var stats = s.stats
+            if let owned {
+                stats.droppedVideo = owned.droppedVideo
+                stats.queued = owned.waiting
+                stats.queueHighWater = owned.highWater
+            }
+            return HandlerSnapshot(name: name,
+                                   state: s.finishCalled && s.error == nil ? .finished : (s.error != nil ? .failed : .running),
+                                   error: s.error?.message, serviceInfo: s.serviceInfo, statistics: stats)
+        }
+    }
+
+    /// Calls a queue-owning handler on this thread, serially with every other call to it;
+    /// nothing once it ended or finishing began. `counting`: the sample delivered by `call`.
+    private func callDirectly(counting sample: SampleBuffer? = nil, _ call: (any BroadcastSampleHandler) -> Void) {
+        direct.withLock { _ in
+            guard !state.withLock({ $0.ended || $0.closed }) else { return }
+            call(handler)
+            guard let sample else { return }
+            state.withLock { s in
+                s.stats.delivered += 1
+                s.stats.bytesDelivered += Int64(sample.byteCount)
+            }
         }
     }
 

@@ -22,8 +22,10 @@ package final class SavedFileHooks: Sendable {
         package var outcome: HookOutcome
     }
 
-    private let commands: [String]
-    private let timeout: Double
+    /// The commands, in order (blank ones dropped).
+    package let commands: [String]
+    /// Each command's bound in seconds.
+    package let timeout: Double
     private let recordingId: String
     private let queue = DispatchQueue(label: "recordkit.hooks")
     private let report: @Sendable (Report) -> Void

@@ -22,7 +22,7 @@ enum ControlFuzz {
         case .request(let request):
             _ = try? encoder.encode(request)
             if let args = request.args {
-                for url in args.rtmp {
+                for url in args.outputOptions + args.configuredOutputOptions.compactMap(\.value.text) {  // URLs among them may hold keys
                     let masked = SecretRedactor.redact(url)
                     precondition(SecretRedactor.redact(masked) == masked, "masking is not idempotent")
                     _ = try? RTMPStreamKey.apply("k", to: [url])
