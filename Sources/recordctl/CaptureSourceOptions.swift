@@ -22,7 +22,7 @@ struct CaptureSourceOptions: ParsableArguments {
     var appAudioFrom: String?
 
     @Option(help: ArgumentHelp("Composite a camera picture-in-picture into the recording: a name from `recordctl cameras` "
-        + "(node name, description or node id); `--camera` alone takes the first camera.", valueName: "NAME"))
+        + "(node name, description or node id); `--camera` alone (or `*`) takes the first camera.", valueName: "NAME"))
     var camera: String?
 
     @Option(help: ArgumentHelp("The camera's corner: top-left, top-right, bottom-left or bottom-right. Default bottom-right.", valueName: "CORNER"))
@@ -49,7 +49,7 @@ struct CaptureSourceOptions: ParsableArguments {
             arguments.appAudioFrom = appAudioFrom
             arguments.appSink = nil  // the config's sink gives way to the flag's application
         }
-        if let camera { arguments.camera = camera }
+        if let camera { arguments.camera = camera == "*" ? "" : camera }  // `*`: the first camera
         if let cameraPosition { arguments.cameraPosition = cameraPosition }
         if let cameraSize { arguments.cameraSize = cameraSize }
         if cameraOff { arguments.cameraOff = true }

@@ -25,12 +25,12 @@ extension RecordCtl {
     }
 
     /// `--camera` takes an optional name: alone (last, or before another option) it becomes
-    /// `--camera=` (the first camera), which ArgumentParser's options cannot express.
+    /// `--camera=*` (`*`: the first camera), which ArgumentParser's options cannot express.
     static func optionalValueArguments(_ arguments: [String]) -> [String] {
         var result: [String] = []
         for (i, a) in arguments.enumerated() {
             if result.contains("--") { result.append(a); continue }
-            if a == "--camera", i + 1 == arguments.count || arguments[i + 1].hasPrefix("-") { result.append("--camera="); continue }
+            if a == "--camera", i + 1 == arguments.count || arguments[i + 1].hasPrefix("-") { result.append("--camera=*"); continue }
             result.append(a)
         }
         return result
