@@ -117,7 +117,7 @@ let package = Package(
         // and recordctl-engine).
         // It names no concrete handler: every handler comes from the catalog by name.
         .target(name: "RecordKitService",
-                dependencies: ["RecordKitSupport", "RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
+                dependencies: ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
                 path: "Sources/RecordKitService"),
 
         // MARK: Built-in upload extensions (public SDK + media for muxing).
@@ -193,11 +193,13 @@ let package = Package(
         // MARK: Fuzz targets: scripts/fuzz.sh builds them with libFuzzer
         // (-sanitize=fuzzer -parse-as-library -DRK_FUZZ); a plain build makes each a replayer of
         // its corpus (Tests/Fuzz/corpus), so they always compile.
-        .executableTarget(name: "rk-fuzz-control", dependencies: ["RecordKitControl"], path: "Tests/Fuzz/control"),
-        .executableTarget(name: "rk-fuzz-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"], path: "Tests/Fuzz/extension"),
+        // What they share: the replay `main` and the hand-over to libFuzzer's driver (Foundation only).
+        .target(name: "FuzzSupport", path: "Tests/Fuzz/Support"),
+        .executableTarget(name: "rk-fuzz-control", dependencies: ["FuzzSupport", "RecordKitControl"], path: "Tests/Fuzz/control"),
+        .executableTarget(name: "rk-fuzz-extension", dependencies: ["FuzzSupport", "RecordKit", "RecordKitExtensionSDK"], path: "Tests/Fuzz/extension"),
         // The loopback web server's request path and WebSocket framing: RecordKitWeb and
         // NIO's EmbeddedChannel only, no FFmpeg or X11.
-        .executableTarget(name: "rk-fuzz-web", dependencies: ["RecordKitWeb", .product(name: "NIOEmbedded", package: "swift-nio"),
+        .executableTarget(name: "rk-fuzz-web", dependencies: ["FuzzSupport", "RecordKitWeb", .product(name: "NIOEmbedded", package: "swift-nio"),
                                                               .product(name: "NIOCore", package: "swift-nio")],
                           path: "Tests/Fuzz/web"),
 
@@ -221,7 +223,8 @@ let package = Package(
         // The control surfaces' protocol layers alone (no rig, no server): obs-websocket's codecs, authentication, op dispatch.
         .testTarget(name: "ControlSurfacesUnitTests", dependencies: ["RecordKitOBSWebSocket", "RecordKitControl"],
                     path: "Tests/ControlSurfacesUnitTests"),
-        .testTarget(name: "ServiceUnitTests", dependencies: ["RecordKitService", "CShims", "ExtensionTestSupport"], path: "Tests/ServiceUnitTests"),
+        .testTarget(name: "ServiceUnitTests", dependencies: ["RecordKitService", "RecordKit", "RecordKitCapture", "RecordKitControl", "RecordKitPipeline",
+                                                             "CShims", "ExtensionTestSupport"], path: "Tests/ServiceUnitTests"),
 
         // MARK: Tests on the rig (real Xvfb, real PulseAudio, nginx-rtmp; see scripts/rig.sh).
         .testTarget(name: "RecordKitTests",

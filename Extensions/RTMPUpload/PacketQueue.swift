@@ -36,7 +36,7 @@ struct PacketQueue {
     /// The most broadcast time the queue may span.
     let limitNanoseconds: Int64
     /// Packets dropped so far, video and audio apart, and what waits.
-    private(set) var counts = HandlerQueueCounts()
+    private(set) var counts = HandlerCounts()
     /// Packets dropped so far, video and audio.
     var dropped: Int64 { counts.droppedVideo + counts.droppedAudio }
     private var ring = GOPRing()
@@ -65,15 +65,15 @@ struct PacketQueue {
         newest = max(newest, sample.timelineTime.nanoseconds)
         while spanNanoseconds > limitNanoseconds { drop { $0.dropOldestGroup() } }
         if ring.isEmpty { newest = .min }
-        counts.waiting = ring.count
-        counts.highWater = max(counts.highWater, ring.count)
+        counts.queued = ring.count
+        counts.queueHighWater = max(counts.queueHighWater, ring.count)
     }
 
     /// Removes and returns the oldest packet.
     mutating func popFirst() -> Entry? {
         guard let sample = ring.popFirst() else { return nil }
         if ring.isEmpty { newest = .min }
-        counts.waiting = ring.count
+        counts.queued = ring.count
         return Entry(sample: sample)
     }
 
@@ -105,7 +105,7 @@ struct PacketQueue {
         let video = videoBefore - ring.videoCount
         counts.droppedVideo += Int64(video)
         counts.droppedAudio += Int64(n - video)
-        counts.waiting = ring.count
+        counts.queued = ring.count
         return n
     }
 }

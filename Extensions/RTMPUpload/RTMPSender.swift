@@ -340,7 +340,7 @@ final class RTMPSender: @unchecked Sendable {
     }
 
     /// The queue's counts: what waits and what was dropped (any thread).
-    var queueCounts: HandlerQueueCounts {
+    var queueCounts: HandlerCounts {
         condition.lock()
         defer { condition.unlock() }
         return queue.counts

@@ -114,7 +114,7 @@ package final class RTMPUploadHandler: QueueOwningHandler, @unchecked Sendable {
     }
 
     /// The sender queue's counts (all zero before the broadcast started); any thread.
-    package var queueCounts: HandlerQueueCounts { counted.withLock { $0?.queueCounts } ?? HandlerQueueCounts() }
+    package var queueCounts: HandlerCounts { counted.withLock { $0?.queueCounts } ?? HandlerCounts() }
 
     /// Sends what is still queued (for at most ``RTMPOutputOptions/finishTimeoutSeconds``),
     /// then closes the connection, which ends the stream on the server. When the recording is

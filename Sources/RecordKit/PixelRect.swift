@@ -1,5 +1,5 @@
-/// A rectangle of pixels in a frame, origin at the frame's top-left corner.
-public struct PixelRect: Sendable, Equatable, Hashable {
+/// A rectangle of pixels in a frame (or, for capture, on the screen), origin at the top-left corner.
+public struct PixelRect: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Left edge, in pixels.
     public var x: Int
     /// Top edge, in pixels.
@@ -16,4 +16,7 @@ public struct PixelRect: Sendable, Equatable, Hashable {
         self.width = width
         self.height = height
     }
+
+    /// The rectangle in X11 geometry form, `WIDTHxHEIGHT+X+Y` (as `640x480+100+50`).
+    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
 }

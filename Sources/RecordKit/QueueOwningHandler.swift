@@ -12,21 +12,8 @@
 /// The pipeline's status and metrics report the handler's own counts (``queueCounts``): what
 /// it dropped is counted once, where it was dropped.
 package protocol QueueOwningHandler: BroadcastSampleHandler {
-    /// What the handler's queue holds and has dropped so far; read from any thread.
-    var queueCounts: HandlerQueueCounts { get }
-}
-
-/// What a ``QueueOwningHandler``'s queue holds and has dropped (samples, since the start).
-package struct HandlerQueueCounts: Sendable, Equatable {
-    /// Video samples dropped (never sent).
-    package var droppedVideo: Int64 = 0
-    /// Audio samples dropped (never sent).
-    package var droppedAudio: Int64 = 0
-    /// Samples waiting now.
-    package var waiting: Int = 0
-    /// The most samples that waited at once.
-    package var highWater: Int = 0
-
-    /// All zero.
-    package init() {}
+    /// What the handler's queue holds and has dropped so far (``HandlerCounts/droppedVideo``,
+    /// ``HandlerCounts/droppedAudio``, ``HandlerCounts/queued``, ``HandlerCounts/queueHighWater``;
+    /// the pipeline counts what it delivered); read from any thread.
+    var queueCounts: HandlerCounts { get }
 }

@@ -27,9 +27,12 @@ extension ConfigFile {
         a.onSaved = hooks.onSaved
         a.hookTimeout = hooks.timeout
         var outputs: [ConfiguredOption] = []
-        for (name, option) in try recordingOptions(profile: profile).sorted(by: { $0.key < $1.key }) {
-            if let key = CaptureKey(rawValue: name) { key.apply(option.value, to: &a) } else { outputs.append(option) }
+        for option in try recordingOptions(profile: profile).values.sorted(by: Self.fileOrder) {
+            if let key = CaptureKey(rawValue: option.name) { key.apply(option.value, to: &a) } else { outputs.append(option) }
         }
+        // The other profiles' outputs' keys: checked too, so a mistake anywhere in the file is found.
+        a.configuredOptionsToCheck = profileOptions.filter { $0.key != profile }.values.flatMap(\.values)
+            .filter { CaptureKey(rawValue: $0.name) == nil }.sorted(by: Self.fileOrder)
         if let caFile = rtmp.caFile, !outputs.contains(where: { $0.name == "rtmp-ca-file" }) {
             // The `[rtmp]` table's older spelling of the same key.
             outputs.append(ConfiguredOption(name: "rtmp-ca-file", value: .string(caFile), origin: "config file (\(path)), [rtmp] ca-file"))
@@ -69,6 +72,12 @@ extension ConfigFile {
             ("replays", u.replays ? "true" : nil),
         ]
         return values.map { key, value in value.map { "uploads.\(key) = \($0)  (\(source(key)))" } ?? "uploads.\(key) = (unset)  (default)" }
+    }
+
+    /// Whether `a` was written before `b` (by the line in their origins).
+    package static func fileOrder(_ a: ConfiguredOption, _ b: ConfiguredOption) -> Bool {
+        func line(_ o: ConfiguredOption) -> Int { Int(o.origin.split(separator: " ").last ?? "") ?? 0 }
+        return (line(a), a.name) < (line(b), b.name)
     }
 
     static func show(_ value: ConfiguredOption.Value) -> String {

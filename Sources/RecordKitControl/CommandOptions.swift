@@ -34,6 +34,10 @@ package struct CommandOptions: Codable, Sendable, Equatable {
     package var quality: Int?
 
     /// Options with every member unset.
+    /// `stop`, `pause`, `resume`: the output (its name in status, e.g. `file-2`) to act on
+    /// alone, leaving the capture and its other outputs running; nil: the whole recording.
+    package var outputId: String?
+
     package init(seconds: Double? = nil, output: String? = nil, overwrite: Bool? = nil, title: String? = nil) {
         self.title = title
         self.seconds = seconds

@@ -10,6 +10,9 @@ package struct ControlResult: Codable, Sendable {
     package var state: String?
     /// `stop`: where each handler's result is (file paths, endpoints with the key masked).
     package var outputs: [String]?
+    /// `start` that joined a running capture: the ids (status names) of the outputs it attached;
+    /// `recordingId` is then the running recording's.
+    package var attached: [String]?
     /// `stop`: `"handler (url): error"` for each handler that failed (an endpoint that gave up).
     package var failures: [String]?
     /// `discard`: every artifact deleted.

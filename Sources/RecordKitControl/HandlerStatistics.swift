@@ -37,9 +37,14 @@ package struct HandlerSnapshot: Sendable, Codable {
     package var serviceInfo: [String: String]
     /// Its counters.
     package var statistics: HandlerStatistics
+    /// True while this output alone is paused (`recordctl pause ID`: the capture and the other
+    /// outputs go on); nil otherwise and from a service older than this field.
+    package var paused: Bool?
 
     /// Creates a snapshot.
-    package init(name: String, state: HandlerState, error: String?, serviceInfo: [String: String], statistics: HandlerStatistics) {
+    package init(name: String, state: HandlerState, error: String?, serviceInfo: [String: String], statistics: HandlerStatistics,
+                 paused: Bool? = nil) {
+        self.paused = paused
         self.name = name
         self.state = state
         self.error = error

@@ -34,6 +34,9 @@ package struct StartArguments: Codable, Sendable, Equatable {
     /// Output options from the config file and its profile, with where each was written: an
     /// option given in ``outputOptions`` replaces them.
     package var configuredOutputOptions: [ConfiguredOption] = []
+    /// The outputs' keys the config file sets elsewhere (the profiles not in use): checked like
+    /// ``configuredOutputOptions`` so that a mistake anywhere in the file stops the start, used for nothing.
+    package var configuredOptionsToCheck: [ConfiguredOption] = []
     /// The client's working directory, absolute: relative paths in ``outputOptions`` are relative to it.
     package var workingDirectory: String?
     /// The client's `RECORDKIT_*` environment variables (a stream key an option declares it may
@@ -98,6 +101,7 @@ package struct StartArguments: Codable, Sendable, Equatable {
         pauseOnBackground = try c.decodeIfPresent(String.self, forKey: .pauseOnBackground) ?? d.pauseOnBackground
         outputOptions = try c.decodeIfPresent([String].self, forKey: .outputOptions) ?? d.outputOptions
         configuredOutputOptions = try c.decodeIfPresent([ConfiguredOption].self, forKey: .configuredOutputOptions) ?? d.configuredOutputOptions
+        configuredOptionsToCheck = try c.decodeIfPresent([ConfiguredOption].self, forKey: .configuredOptionsToCheck) ?? d.configuredOptionsToCheck
         workingDirectory = try c.decodeIfPresent(String.self, forKey: .workingDirectory)
         environment = try c.decodeIfPresent([String: String].self, forKey: .environment) ?? d.environment
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions

@@ -5,17 +5,24 @@ import RecordKitPipeline
 extension ExtensionCatalog {
     /// The handler registrations for `requests`, in order, with every setup value checked
     /// against its manifest. The first request of an extension is registered under its name,
-    /// later ones as `name-2`, `name-3`, …. With `workingDirectories`, each handler
+    /// later ones as `name-2`, `name-3`, …, skipping the names in `taken` (the outputs a running
+    /// capture has or had, when these attach to it). With `workingDirectories`, each handler
     /// gets its own directory under it, named as the registration (created 0700). Nothing is
     /// started: a failure here means the recording must not start (unknown extension, broken
     /// extension, bad setup).
-    package func registrations(for requests: [ExtensionRequest], workingDirectories: String? = nil) throws(ExtensionError) -> [HandlerRegistration] {
-        var seen: [String: Int] = [:]
+    package func registrations(for requests: [ExtensionRequest], workingDirectories: String? = nil,
+                               taken: Set<String> = []) throws(ExtensionError) -> [HandlerRegistration] {
+        var used = taken
         var result: [HandlerRegistration] = []
         for request in requests {
             var registration = try registration(for: request)
-            seen[request.name, default: 0] += 1
-            if let n = seen[request.name], n > 1 { registration.name = "\(request.name)-\(n)" }
+            var n = 1
+            registration.name = request.name
+            while used.contains(registration.name) {
+                n += 1
+                registration.name = "\(request.name)-\(n)"
+            }
+            used.insert(registration.name)
             if let workingDirectories {
                 let directory = workingDirectories + "/" + registration.name
                 do {

@@ -44,6 +44,8 @@ package final class OBSEventTranslator: Sendable {
             let name = event.kind.hasPrefix("mic") ? "Mic/Aux" : "Desktop Audio"
             return [OBSEvent(type: "InputMuteStateChanged", intent: .inputs,
                              data: ["inputName": .string(name), "inputUuid": .string(name), "inputMuted": .bool(event.kind.hasSuffix("off"))])]
+        case "output-started", "output-stopped", "output-paused", "output-resumed":
+            return outputChanged(event)
         case "recording-saved":
             let pending: Bool = state.withLock { s in
                 defer { s.recordStopPending = false }
@@ -93,6 +95,34 @@ package final class OBSEventTranslator: Sendable {
             return events(for: now, active: false, state: "OBS_WEBSOCKET_OUTPUT_STOPPED")
         default:
             return []
+        }
+    }
+
+    /// One output added to, removed from, paused or resumed on the running capture (the others go on).
+    private func outputChanged(_ event: ServiceEvent) -> [OBSEvent] {
+        guard let id = event.recordingId, let name = event.handler,
+              let kind = OBSOutputKind.allCases.first(where: { $0.matches(handler: name) }) else { return [] }
+        switch event.kind {
+        case "output-started":
+            let fresh: Bool = state.withLock { st in
+                if st.recordingId != id { st = State(recordingId: id) }
+                return st.outputs.insert(kind).inserted
+            }
+            return fresh ? events(for: [kind], active: false, state: "OBS_WEBSOCKET_OUTPUT_STARTING")
+                + events(for: [kind], active: true, state: "OBS_WEBSOCKET_OUTPUT_STARTED") : []
+        case "output-stopped":
+            // Another output of the same kind (a second stream) keeps it active.
+            guard !outputsOf(id).contains(kind) else { return [] }
+            let known: Bool = state.withLock { $0.outputs.remove(kind) != nil }
+            guard known else { return [] }
+            var stopped = events(for: [kind], active: false, state: "OBS_WEBSOCKET_OUTPUT_STOPPED")
+            if kind == .record { stopped = [Self.output("RecordStateChanged", active: false, state: "OBS_WEBSOCKET_OUTPUT_STOPPED",
+                                                        path: event.path.map(OBSValue.string) ?? .null)] }
+            return events(for: [kind], active: false, state: "OBS_WEBSOCKET_OUTPUT_STOPPING") + stopped
+        default:
+            guard kind == .record else { return [] }
+            return [Self.output("RecordStateChanged", active: true,
+                                state: event.kind == "output-paused" ? "OBS_WEBSOCKET_OUTPUT_PAUSED" : "OBS_WEBSOCKET_OUTPUT_RESUMED")]
         }
     }
 

@@ -131,35 +131,44 @@ package final class OBSRecordKitRequests: OBSRequestHandling {
     private func status() -> ServiceStatus? { (try? call(.status).get())?.status }
 
     private func start(_ output: OBSOutputKind) -> OBSRequestResult {
-        if let running = status()?.recording {
-            if running.recorder.handlers.contains(where: { output.matches(handler: $0.name) }) {
-                return .failure(.outputRunning, "the output is already active")
-            }
-            // Attaching an output to a running recording (ScreenCaptureKit's addRecordingOutput) is
-            // not built yet: the service runs one recording with the outputs it started with.
-            return .failure(.outputRunning, "a recording (\(running.id)) is running without this output; RecordKit cannot attach an output "
-                            + "to a running recording yet: stop it first, or start the recording with this output (recordctl start --replay-buffer / --rtmp)")
+        if let running = status()?.recording, running.recorder.handlers.contains(where: { output.matches(handler: $0.name) && $0.state != .failed }) {
+            return .failure(.outputRunning, "the output is already active")
         }
         if output == .stream, settings.streamURL == nil {
             return .failure(.outputDisabled, "no stream endpoint configured: set [obs-websocket] stream-url in the config file")
         }
+        // With a recording running, the service adds this output to the same capture (one set of encoders).
         return call(.start, args: settings.startArguments(for: output)).map { _ in .success() }
+    }
+
+    /// The names of `output`'s handlers in the running recording `running`, and whether they are all it has.
+    private func handlers(of output: OBSOutputKind, in running: ServiceStatus.Recording) -> (names: [String], alone: Bool) {
+        let live = running.recorder.handlers.filter { $0.state != .failed }
+        let names = live.filter { output.matches(handler: $0.name) }.map(\.name)
+        return (names, names.count == live.count)
     }
 
     private func stop(_ output: OBSOutputKind) -> OBSRequestResult {
         guard let running = recording(with: output) else { return .failure(.outputNotRunning, "the output is not active") }
-        if output != .record {
-            // Stopping the replay buffer or the stream of a recording that also writes a file would
-            // end the file too: only a recording that is nothing but this output is stopped.
-            let others = running.recorder.handlers.filter { !output.matches(handler: $0.name) && $0.state != .failed }
-            if !others.isEmpty {
-                return .failure(.cannotAct, "this output is part of recording \(running.id) with \(others.map(\.name).joined(separator: ", ")); "
-                                + "RecordKit cannot detach one output yet: StopRecord ends them all")
+        let (names, alone) = handlers(of: output, in: running)
+        if alone {
+            return call(.stop).map { result in
+                output == .record ? .success(["outputPath": result.outputs?.first { $0.hasPrefix("/") }.map(OBSValue.string) ?? .null]) : .success()
             }
         }
-        return call(.stop).map { result in
-            output == .record ? .success(["outputPath": result.outputs?.first { $0.hasPrefix("/") }.map(OBSValue.string) ?? .null]) : .success()
+        // Only this output stops; the capture and the other outputs go on.
+        var path: OBSValue = .null
+        for name in names {
+            var options = CommandOptions()
+            options.outputId = name
+            switch call(.stop, options: options) {
+            case .success(let result):
+                if let p = result.outputs?.first(where: { $0.hasPrefix("/") }) { path = .string(p) }
+            case .failure(let error):
+                return .failure(.requestProcessingFailed, error.message)
+            }
         }
+        return output == .record ? .success(["outputPath": path]) : .success()
     }
 
     private func toggle(_ output: OBSOutputKind) -> OBSRequestResult {
@@ -171,16 +180,27 @@ package final class OBSRecordKitRequests: OBSRequestHandling {
 
     private func pauseResume(_ requestType: String) -> OBSRequestResult {
         guard let r = recording(with: .record) else { return .failure(.outputNotRunning, "not recording") }
-        let paused = r.state == "paused"
+        let (names, alone) = handlers(of: .record, in: r)
+        // The file alone pauses when other outputs share the capture (a replay buffer goes on).
+        let paused = alone ? r.state == "paused" : r.recorder.handlers.contains { names.contains($0.name) && $0.paused == true }
+        let act: (ControlCommand) -> Result<ControlResult, ControlError> = { cmd in
+            guard !alone else { return self.call(cmd) }
+            for name in names {
+                var options = CommandOptions()
+                options.outputId = name
+                if case .failure(let error) = self.call(cmd, options: options) { return .failure(error) }
+            }
+            return .success(ControlResult())
+        }
         switch requestType {
         case "PauseRecord":
             if paused { return .failure(.outputPaused, "the recording is already paused") }
-            return call(.pause).map { _ in .success() }
+            return act(.pause).map { _ in .success() }
         case "ResumeRecord":
             if !paused { return .failure(.outputNotPaused, "the recording is not paused") }
-            return call(.resume).map { _ in .success() }
+            return act(.resume).map { _ in .success() }
         default:
-            return call(paused ? .resume : .pause).map { _ in .success(["outputPaused": .bool(!paused)]) }
+            return act(paused ? .resume : .pause).map { _ in .success(["outputPaused": .bool(!paused)]) }
         }
     }
 
@@ -190,7 +210,7 @@ package final class OBSRecordKitRequests: OBSRequestHandling {
         }
         let file = r.recorder.handlers.first { OBSOutputKind.record.matches(handler: $0.name) }
         let ms = Int64((r.recorder.recordedSeconds * 1000).rounded())
-        return .success(["outputActive": true, "outputPaused": .bool(r.state == "paused"), "outputTimecode": .string(Self.timecode(ms)),
+        return .success(["outputActive": true, "outputPaused": .bool(r.state == "paused" || file?.paused == true), "outputTimecode": .string(Self.timecode(ms)),
                          "outputDuration": .int(ms), "outputBytes": .int(Int64(file?.statistics.bytesDelivered ?? 0))])
     }
 

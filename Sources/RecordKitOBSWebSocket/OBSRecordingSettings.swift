@@ -33,8 +33,8 @@ package final class OBSRecordingSettings: Sendable {
         set { directory.withLock { $0 = newValue } }
     }
 
-    /// Start arguments for one of obs-websocket's outputs, started alone (the service runs one
-    /// recording; attaching an output to a running one is not built yet).
+    /// Start arguments for one of obs-websocket's outputs: output options only, so that with a
+    /// recording running the service adds the output to the same capture (and its encoders).
     package func startArguments(for output: OBSOutputKind) -> StartArguments {
         var a = base
         // The outputs' options as the command line spells them (their extensions declare them).

@@ -17,10 +17,10 @@ final class PipeWireFrameReceiver: @unchecked Sendable {
         let buffer: MediaBuffer
         let captureNs: UInt64
         /// Changed rectangles in output coordinates (even-aligned), or nil: unknown.
-        let dirtyRects: [CaptureRect]?
+        let dirtyRects: [PixelRect]?
     }
 
-    private let crop: CaptureRect
+    private let crop: PixelRect
     private let pool: FramePool
     private let counters: CaptureCounters
     private let newest = Mutex<Picture?>(nil)
@@ -28,7 +28,7 @@ final class PipeWireFrameReceiver: @unchecked Sendable {
 
     /// Copies `crop` (stream pixels; even width and height) of each frame, with buffers from
     /// `pool` (slots of at least `crop.width` × 4 × `crop.height` bytes).
-    init(crop: CaptureRect, pool: FramePool, counters: CaptureCounters) {
+    init(crop: PixelRect, pool: FramePool, counters: CaptureCounters) {
         self.crop = crop
         self.pool = pool
         self.counters = counters
@@ -84,9 +84,9 @@ final class PipeWireFrameReceiver: @unchecked Sendable {
     }
 
     /// The frame's damage regions in output coordinates, clipped and even-aligned; nil when unknown.
-    private func dirtyRects(_ f: rk_pw_frame) -> [CaptureRect]? {
+    private func dirtyRects(_ f: rk_pw_frame) -> [PixelRect]? {
         guard f.damage_valid != 0 else { return nil }
-        var rects: [CaptureRect] = []
+        var rects: [PixelRect] = []
         withUnsafeBytes(of: f.damage) { raw in
             let regions = raw.bindMemory(to: rk_pw_rect.self)
             for i in 0..<min(Int(f.damage_count), regions.count) {
@@ -94,7 +94,7 @@ final class PipeWireFrameReceiver: @unchecked Sendable {
                 let x0 = max(Int(rx) - crop.x, 0) & ~1, y0 = max(Int(ry) - crop.y, 0) & ~1
                 let x1 = min(Int(rx) + Int(rw) - crop.x, crop.width), y1 = min(Int(ry) + Int(rh) - crop.y, crop.height)
                 let w = min((x1 - x0 + 1) & ~1, crop.width - x0), h = min((y1 - y0 + 1) & ~1, crop.height - y0)
-                if w > 0 && h > 0 { rects.append(CaptureRect(x: x0, y: y0, width: w, height: h)) }
+                if w > 0 && h > 0 { rects.append(PixelRect(x: x0, y: y0, width: w, height: h)) }
             }
         }
         return rects.isEmpty ? nil : rects

@@ -120,7 +120,7 @@ package final class PortalScreenCapture: VideoSource, @unchecked Sendable {
                 ? "the screen cast's PipeWire stream offered no raw video format within 10 s (is WirePlumber running?)"
                 : "the screen cast's PipeWire stream failed before its first frame: \(pending.earlyReason ?? "no reason given")")
         }
-        let crop: CaptureRect
+        let crop: PixelRect
         switch configuration.target {
         case .region(let r):
             guard r.x >= 0, r.y >= 0, r.width >= 2, r.height >= 2, r.x + r.width <= Int(w), r.y + r.height <= Int(h) else {
@@ -128,9 +128,9 @@ package final class PortalScreenCapture: VideoSource, @unchecked Sendable {
                 ref.release()
                 throw CaptureError(.badRegion, "region \(r.width)x\(r.height)+\(r.x)+\(r.y) does not lie inside the screen cast's \(w)x\(h) monitor")
             }
-            crop = CaptureRect(x: r.x, y: r.y, width: r.width & ~1, height: r.height & ~1)
+            crop = PixelRect(x: r.x, y: r.y, width: r.width & ~1, height: r.height & ~1)
         default:
-            crop = CaptureRect(x: 0, y: 0, width: Int(w) & ~1, height: Int(h) & ~1)
+            crop = PixelRect(x: 0, y: 0, width: Int(w) & ~1, height: Int(h) & ~1)
         }
         guard let pool = FramePool(slotCount: 12, slotByteCount: crop.width * crop.height * 4, shared: false) else {
             rk_pw_capture_close(stream)

@@ -13,9 +13,17 @@ final class ActiveRecording: @unchecked Sendable {
     let upload: UploadOptions?
     /// Where replay clips go without `save-replay --upload` (config `[uploads] replays`).
     let uploadReplays: UploadOptions?
+    /// The arguments the capture started with: a later `start` joins it only with the same capture options.
+    let arguments: StartArguments
+    /// Every output name this capture has had (attached outputs never reuse one).
+    var outputNames: Set<String>
+    /// The `on-saved` commands of outputs that joined with their own (by output name).
+    var outputHooks: [String: SavedFileHooks] = [:]
 
     init(id: String, journal: SessionJournal, session: RecordingSession, hooks: SavedFileHooks, upload: UploadOptions? = nil,
-         uploadReplays: UploadOptions? = nil) {
+         uploadReplays: UploadOptions? = nil, arguments: StartArguments = StartArguments()) {
+        self.arguments = arguments
+        self.outputNames = Set(journal.handlers.map(\.name))
         self.id = id
         self.journal = journal
         self.session = session

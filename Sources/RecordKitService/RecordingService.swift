@@ -67,13 +67,18 @@ package final class RecordingService: Sendable {
                 if !uploadWarnings.isEmpty { r.warnings = (r.warnings ?? []) + uploadWarnings }
                 return .success(id, r)
             case .stop:
+                if let output = request.options?.outputId {
+                    return .success(id, try locked { () throws(ControlError) in try lifecycle.stopOutput(output, options: request.options) })
+                }
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.stop(deliveringTo: request.options) })
             case .discard:
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.finish(discard: true) })
-            case .pause:
-                return .success(id, try locked { () throws(ControlError) in try lifecycle.pause() })
-            case .resume:
-                return .success(id, try locked { () throws(ControlError) in try lifecycle.resume() })
+            case .pause, .resume:
+                let pause = request.cmd == .pause
+                if let output = request.options?.outputId {
+                    return .success(id, try locked { () throws(ControlError) in try lifecycle.pauseOutput(output, pause: pause) })
+                }
+                return .success(id, try locked { () throws(ControlError) in pause ? try lifecycle.pause() : try lifecycle.resume() })
             case .mark:
                 return .success(id, try mark(request.options ?? CommandOptions()))
             case .saveReplay:

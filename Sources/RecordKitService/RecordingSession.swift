@@ -1,3 +1,4 @@
+import Foundation
 import RecordKit
 import RecordKitExtensions
 import RecordKitPipeline
@@ -52,6 +53,12 @@ package final class RecordingSession: Sendable {
         }
         self.optionWarnings = resolution.warnings
         self.recorder = Recorder(configuration: configuration, handlers: registrations, onEvent: onEvent)
+        // Handlers that show the status (the preview page) get it in the control protocol's form.
+        recorder.setStatusEncoder { snapshot in
+            let encoder = JSONEncoder()
+            encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+            return (try? Array(encoder.encode(RecordingStatus(snapshot)))) ?? Array("{}".utf8)
+        }
     }
 
     /// Starts recording (see ``Recorder/start()``); returns once capture runs.
@@ -74,15 +81,15 @@ package final class RecordingSession: Sendable {
 
     /// Stops and finalizes every handler; returns their reports.
     @discardableResult
-    package func stop(reason: String = "user") -> [HandlerReport] { recorder.stop(reason: reason) }
+    package func stop(reason: String = "user") -> [HandlerReport] { recorder.stop(reason: reason).map(HandlerReport.init) }
 
     /// Stops and deletes everything the handlers wrote; returns their reports.
     @discardableResult
-    package func discard() -> [HandlerReport] { recorder.discard(reason: "user") }
+    package func discard() -> [HandlerReport] { recorder.discard(reason: "user").map(HandlerReport.init) }
 
     /// The current state.
     package var state: RecordingState { recorder.state }
 
     /// A snapshot (never waits for a lifecycle change).
-    package var status: RecordingStatus { recorder.status }
+    package var status: RecordingStatus { RecordingStatus(recorder.status) }
 }

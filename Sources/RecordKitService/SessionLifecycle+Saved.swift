@@ -13,13 +13,14 @@ extension SessionLifecycle {
     }
 
     /// A file of `active` is final: a `recording-saved` event for the recording's own file (parts
-    /// and clips have their `file-part` and `replay-saved` events), then its hooks.
-    func announceSaved(_ active: ActiveRecording, path: String, kind: SavedFileKind) {
+    /// and clips have their `file-part` and `replay-saved` events), then its hooks: those of
+    /// `output` when it joined with its own, else the recording's.
+    func announceSaved(_ active: ActiveRecording, path: String, kind: SavedFileKind, output: String? = nil) {
         if kind == .recording {
             events.publish(ServiceEvent(kind: "recording-saved", recordingId: active.id, state: active.session.state.rawValue,
                                  reason: "saved the recording to \(path)", time: active.session.status.recordedSeconds,
                                  at: RecordingService.now(), path: path))
         }
-        active.hooks.saved(path: path, kind: kind)
+        (output.flatMap { active.outputHooks[$0] } ?? active.hooks).saved(path: path, kind: kind)
     }
 }

@@ -15,8 +15,8 @@ import Synchronization
 /// threads and are published at once; a recording that ended by itself is concluded on a
 /// global queue under the command lock.
 final class SessionLifecycle: @unchecked Sendable {
-    private let store: SessionStore
-    private let builtins: [BuiltinExtension]
+    let store: SessionStore
+    let builtins: [BuiltinExtension]
     let events: EventHub
     private let commands = NSLock()
     private let shared = Mutex(Shared())
@@ -29,7 +29,7 @@ final class SessionLifecycle: @unchecked Sendable {
     /// Takes the files a recording finished (`wait`: before returning): the uploads of
     /// `start --upload` (RecordingService+Uploads).
     typealias FileSink = @Sendable (_ active: ActiveRecording, _ paths: [String], _ wait: Bool) -> Void
-    private let fileSink = Mutex<FileSink?>(nil)
+    let fileSink = Mutex<FileSink?>(nil)
 
     /// Sets where finished files go (once, before requests are served).
     func setFileSink(_ sink: @escaping FileSink) { fileSink.withLock { $0 = sink } }
@@ -61,11 +61,10 @@ final class SessionLifecycle: @unchecked Sendable {
 
     // MARK: Start
 
-    /// Starts a recording of `args` (call under ``locked(_:)``); `busy` while one runs.
+    /// Starts a recording of `args` (call under ``locked(_:)``). While one runs, the outputs of
+    /// `args` join it (``join(_:running:)``; `busy` when `args` name other capture options).
     func start(_ args: StartArguments) throws(ControlError) -> ControlResult {
-        if let active = snapshot.active {
-            throw ControlError(.busy, "recording \(active.id) is \(active.session.state.rawValue) (started \(active.journal.startedAt)); stop or discard it first")
-        }
+        if let active = snapshot.active { return try join(args, running: active) }
         for upload in [args.upload, args.uploadReplays].compactMap({ $0 }) { try RecordingService.validate(upload) }
         let id = SessionStore.newID()
         let directory = try store.createDirectory(of: id)
@@ -84,7 +83,7 @@ final class SessionLifecycle: @unchecked Sendable {
         let journal = SessionJournal(id: id, state: "starting", startedAt: RecordingService.now(), pid: getpid(), handlers: session.handlers)
         try store.write(journal)
         let active = ActiveRecording(id: id, journal: journal, session: session, hooks: makeHooks(args, recordingId: id), upload: args.upload,
-                                     uploadReplays: args.uploadReplays)
+                                     uploadReplays: args.uploadReplays, arguments: args)
         box.bind(active)
         do throws(ControlError) {
             try session.start()
@@ -164,7 +163,7 @@ final class SessionLifecycle: @unchecked Sendable {
                 if let path = report.serviceInfo["path"] { removed.append(path) }
             } else if let out = report.serviceInfo["path"] ?? report.serviceInfo["url"] {
                 outputs.append(out)
-                if let path = report.serviceInfo["path"], report.state != .failed { announceSaved(active, path: path, kind: .recording) }
+                if let path = report.serviceInfo["path"], report.state != .failed { announceSaved(active, path: path, kind: .recording, output: report.name) }
             }
         }
         let keepDirectory = !discarded && hasUndelivered(active)
@@ -190,7 +189,7 @@ final class SessionLifecycle: @unchecked Sendable {
 
     /// Whether a handler left work in its working directory: it could not deliver it (a
     /// handler empties its directory once everything is delivered).
-    private func hasUndelivered(_ active: ActiveRecording) -> Bool {
+    func hasUndelivered(_ active: ActiveRecording) -> Bool {
         active.journal.handlers.contains { handler in
             guard let directory = handler.directory,
                   let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return false }
@@ -205,7 +204,7 @@ final class SessionLifecycle: @unchecked Sendable {
                                     recordingId: active.id, state: event.state.rawValue, reason: event.reason, handler: event.handler,
                                     time: event.time, at: RecordingService.now(), path: event.path))
         if event.kind == "file-part", let path = event.path {
-            announceSaved(active, path: path, kind: .part)
+            announceSaved(active, path: path, kind: .part, output: event.handler)
             if let sink = fileSink.withLock({ $0 }) { sink(active, [path], false) }
         }
         guard event.handler == nil, event.state.isTerminal else { return }
@@ -221,7 +220,7 @@ final class SessionLifecycle: @unchecked Sendable {
         }
     }
 
-    private func updateJournal(_ active: ActiveRecording, state: String) {
+    func updateJournal(_ active: ActiveRecording, state: String) {
         active.journal.state = state
         try? store.write(active.journal)
     }

@@ -26,7 +26,11 @@ extension StartArguments {
     /// takes those keys), then every `--extension`. Throws `bad_argument` for an unknown option or
     /// a bad value; `warnings` (a key file others can read) are for the user.
     package func extensionRequests(catalog: ExtensionCatalog) throws(ControlError) -> OptionResolver.Resolution {
-        var resolution = try OptionResolver(catalog: catalog).resolve(outputOptions, configured: configuredOutputOptions, encoding: encoding, workingDirectory: workingDirectory,
+        let resolver = OptionResolver(catalog: catalog)
+        if let problem = Self.configuredOptionProblems(configuredOptionsToCheck, resolver: resolver).first {
+            throw ControlError(.badArgument, problem)
+        }
+        var resolution = try resolver.resolve(outputOptions, configured: configuredOutputOptions, encoding: encoding, workingDirectory: workingDirectory,
                                                                        environment: environment)
         resolution.requests += extensions
         return resolution
@@ -43,5 +47,18 @@ extension RecorderError {
         case .invalidState: return ControlError(.invalidState, message)
         case .failed: return ControlError(.failed, message)
         }
+    }
+}
+
+extension StartArguments {
+    /// What is wrong with output options set in a config file, checked against `resolver`'s
+    /// declarations: an unknown key, a value of the wrong type or out of range; one message per
+    /// key, each with its line.
+    static func configuredOptionProblems(_ options: [ConfiguredOption], resolver: OptionResolver) -> [String] {
+        var problems: [String] = []
+        for option in options {
+            do throws(ControlError) { _ = try resolver.resolve([], configured: [option]) } catch { problems.append(error.message) }
+        }
+        return problems
     }
 }

@@ -28,11 +28,6 @@ extension StartArguments {
     /// catalog's extensions declare (`builtins` and the user's extensions): an unknown key, a
     /// value of the wrong type or out of range; one message per key, each with its line.
     package static func configuredOptionProblems(_ options: [ConfiguredOption], builtins: [BuiltinExtension]) -> [String] {
-        let resolver = OptionResolver(catalog: ExtensionCatalog.discover(builtins: builtins))
-        var problems: [String] = []
-        for option in options {
-            do throws(ControlError) { _ = try resolver.resolve([], configured: [option]) } catch { problems.append(error.message) }
-        }
-        return problems
+        configuredOptionProblems(options, resolver: OptionResolver(catalog: ExtensionCatalog.discover(builtins: builtins)))
     }
 }

@@ -72,7 +72,7 @@ struct ConfigCheckCommand: ParsableCommand {
             let file = try ConfigFile()
             // The outputs' keys of the top level and of every profile: the engine checks them against the catalog.
             options = Array(file.options.values) + file.profileOptions.values.flatMap(\.values)
-            options = options.filter { CaptureKey(rawValue: $0.name) == nil }.sorted { $0.origin < $1.origin }
+            options = options.filter { CaptureKey(rawValue: $0.name) == nil }.sorted(by: ConfigFile.fileOrder)
         } catch { problems.append(error.message) }
         do throws(ConfigError) { _ = try OBSWebSocketSettings(path: OBSWebSocketSettings.privatePath()) } catch { problems.append(error.message) }
         for p in problems { Console.error(p) }

@@ -14,6 +14,19 @@ func serviceRequest(_ cmd: ControlCommand, args: StartArguments? = nil, startIfN
     }
 }
 
+/// Runs `cmd` on the whole recording, or with `id` on that output alone.
+func outputRequest(_ cmd: ControlCommand, id: String?) throws -> ControlResult {
+    guard let id else { return try serviceRequest(cmd) }
+    do throws(ControlError) {
+        var options = CommandOptions()
+        options.outputId = id
+        return try ServiceConnection.connect(startIfNeeded: false).request(cmd, options: options)
+    } catch {
+        Console.error(error.message)
+        throw ExitCode(ExitCodes.code(for: error))
+    }
+}
+
 /// `recordctl start`.
 struct StartCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,9 +39,17 @@ struct StartCommand: ParsableCommand {
         let arguments = try recording.startArguments()
         let result = try serviceRequest(.start, args: arguments)
         for warning in result.warnings ?? [] { Console.error(warning) }
-        Console.out(result.recordingId ?? "")
-        // A page an output published (the preview's), whichever option asked for it.
-        if let status = try? serviceRequest(.status, startIfNeeded: false).status,
+        if let attached = result.attached {
+            // Joined the running capture: the new outputs' ids, for `recordctl stop ID`.
+            Console.error("added to the running recording \(result.recordingId ?? "")")
+            for id in attached { Console.out(id) }
+        } else {
+            Console.out(result.recordingId ?? "")
+        }
+        // A page an output published (the preview's), whichever option asked for it; after a
+        // join, only when this start added it.
+        if result.attached.map({ $0.contains { $0.hasPrefix("preview") } }) ?? true,
+           let status = try? serviceRequest(.status, startIfNeeded: false).status,
            let url = previewURL(in: status) {
             Console.out("preview: \(url)")
         }
@@ -40,7 +61,12 @@ struct StopCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stop", abstract: "Stop the recording, finalize every output, print where each result is.",
         discussion: "--output moves the recording's file to FILE once it is final, atomically, also to another file system; "
-            + "an existing FILE is refused (before the recording stops) unless --overwrite. docs/recordctl/stop.md.")
+            + "an existing FILE is refused (before the recording stops) unless --overwrite. With ID (an output's id, as `start` "
+            + "printed it and `status` lists it) only that output stops; the capture and its other outputs go on, and the last "
+            + "output stops the recording. docs/recordctl/stop.md.")
+
+    @Argument(help: ArgumentHelp("Stop only this output (e.g. file-2, rtmp); without it, the whole recording.", valueName: "ID"))
+    var id: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Deliver the recording's file here (the recording's last part, for split recordings).", valueName: "FILE"))
     var output: String?
@@ -54,10 +80,12 @@ struct StopCommand: ParsableCommand {
 
     func run() throws {
         let result: ControlResult
-        if let output {
+        if output != nil || id != nil {
             do throws(ControlError) {
                 let client = try ServiceConnection.connect(startIfNeeded: false)
-                result = try client.request(.stop, options: CommandOptions(output: absolutePath(output), overwrite: overwrite ? true : nil))
+                var options = CommandOptions(output: output.map(absolutePath), overwrite: overwrite ? true : nil)
+                options.outputId = id
+                result = try client.request(.stop, options: options)
             } catch {
                 Console.error(error.message)
                 throw ExitCode(ExitCodes.code(for: error))
@@ -84,12 +112,18 @@ struct DiscardCommand: ParsableCommand {
 
 /// `recordctl pause`.
 struct PauseCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause the recording (paused time is cut from the output).")
-    func run() throws { _ = try serviceRequest(.pause) }
+    static let configuration = CommandConfiguration(commandName: "pause", abstract: "Pause the recording (paused time is cut from the output).",
+                                                    discussion: "With ID only that output pauses; the capture and the other outputs (a replay buffer) go on.")
+    @Argument(help: ArgumentHelp("Pause only this output (its id in `recordctl status`).", valueName: "ID"))
+    var id: String?
+    func run() throws { _ = try outputRequest(.pause, id: id) }
 }
 
 /// `recordctl resume`.
 struct ResumeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume a paused recording.")
-    func run() throws { _ = try serviceRequest(.resume) }
+    static let configuration = CommandConfiguration(commandName: "resume", abstract: "Resume a paused recording.",
+                                                    discussion: "With ID only that output resumes, at a fresh key frame.")
+    @Argument(help: ArgumentHelp("Resume only this output.", valueName: "ID"))
+    var id: String?
+    func run() throws { _ = try outputRequest(.resume, id: id) }
 }

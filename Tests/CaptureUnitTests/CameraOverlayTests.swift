@@ -50,10 +50,10 @@ final class CameraOverlayTests: XCTestCase {
     func testPlacementPutsTheCornerInsideAnEvenRectangle() throws {
         let p = try CameraPlacement(position: "bottom-right", size: "25%")
         XCTAssertEqual(p.rect(screenWidth: 1920, screenHeight: 1080, cameraWidth: 320, cameraHeight: 240),
-                       CaptureRect(x: 1414, y: 694, width: 480, height: 360))
+                       PixelRect(x: 1414, y: 694, width: 480, height: 360))
         let q = try CameraPlacement(position: "top-left", size: "10")
         XCTAssertEqual(q.rect(screenWidth: 640, screenHeight: 360, cameraWidth: 1280, cameraHeight: 720),
-                       CaptureRect(x: 8, y: 8, width: 64, height: 36))
+                       PixelRect(x: 8, y: 8, width: 64, height: 36))
         // 100 % of a wide camera on a tall picture: the height limits it, the margin goes.
         let r = try CameraPlacement(position: "top-right", size: "100%").rect(screenWidth: 400, screenHeight: 100, cameraWidth: 4, cameraHeight: 3)
         XCTAssertLessThanOrEqual(r.y + r.height, 100)
@@ -76,7 +76,7 @@ final class CameraOverlayTests: XCTestCase {
         let screen = ScriptedScreen(width: w, height: h), camera = ScriptedCamera(width: 32, height: 24)
         let overlay = try CameraOverlaySource(screen: screen, camera: camera, placement: CameraPlacement(corner: .bottomRight, widthPercent: 50),
                                               mode: .constant)
-        XCTAssertEqual(overlay.rect, CaptureRect(x: 32, y: 24, width: 32, height: 24))
+        XCTAssertEqual(overlay.rect, PixelRect(x: 32, y: 24, width: 32, height: 24))
         let frames = Mutex<[CapturedFrame]>([])
         overlay.start { f in frames.withLock { $0.append(f) } }
         let pixels = [UInt32](repeating: Self.blue, count: w * h)

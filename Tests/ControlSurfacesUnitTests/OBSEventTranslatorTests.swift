@@ -73,6 +73,28 @@ final class OBSEventTranslatorTests: XCTestCase {
         XCTAssertEqual(settings.startArguments(for: .stream).outputOptions, ["--no-file", "--rtmp", "rtmp://127.0.0.1/live/k"])
     }
 
+    /// What the config file sets (encoding keys, uploads, hooks, capture) reaches every
+    /// obs-websocket recording; the output is obs-websocket's own choice.
+    func testOBSRecordingsTakeTheConfigsEncodingAndUploads() {
+        var base = StartArguments()
+        base.encoding = ["crf": "30", "videoCodec": "hevc"]
+        base.fps = 24
+        base.upload = UploadOptions(target: "s3://team/desk")
+        base.uploadReplays = UploadOptions(target: "s3://team/clips")
+        base.onSaved = ["echo saved"]
+        let settings = OBSRecordingSettings(recordDirectory: "/tmp/rec", streamURL: "rtmp://127.0.0.1/live/k", base: base)
+        let record = settings.startArguments(for: .record)
+        XCTAssertEqual(record.encoding, ["crf": "30", "videoCodec": "hevc"])
+        XCTAssertEqual(record.fps, 24)
+        XCTAssertEqual(record.upload?.target, "s3://team/desk", "[uploads] recordings = true")
+        XCTAssertEqual(record.onSaved, ["echo saved"])
+        let replay = settings.startArguments(for: .replayBuffer)
+        XCTAssertNil(replay.upload, "no recording file to upload")
+        XCTAssertEqual(replay.uploadReplays?.target, "s3://team/clips", "[uploads] replays = true")
+        XCTAssertEqual(replay.encoding["crf"], "30")
+        XCTAssertNil(settings.startArguments(for: .stream).upload)
+    }
+
     /// The live audio switches become InputMuteStateChanged of "Mic/Aux" and "Desktop Audio",
     /// for the Inputs subscription only.
     func testAudioSwitchesBecomeInputMuteStateChanged() {

@@ -13,7 +13,7 @@ final class ConfigProfileTests: EndToEndTestCase {
         guard let url = rig.rtmpURL, !url.isEmpty, let recordDir = rig.rtmpRecordDir, !recordDir.isEmpty else {
             throw RigError(description: "RK_RTMP_URL / RK_RTMP_REC_DIR not set: run scripts/test.sh (it starts the rig's nginx-rtmp)")
         }
-        let key = "cfgkey-\(UUID().uuidString.prefix(8).lowercased())"
+        let key = "testkey-cfg-\(UUID().uuidString.prefix(8).lowercased())"  // the rig's nginx takes keys starting with "testkey"
         defer { RTMPServerRecordings.remove(key, in: recordDir) }
         let out = path("from-profile.mkv")
         let env = try configHome("""

@@ -88,6 +88,65 @@ final class ObsWebSocketTests: EndToEndTestCase {
         XCTAssertTrue(chapters.stdout.contains("Chapter A"), "the chapter is in the first part: \(chapters.stdout)")
     }
 
+    /// obsws-python: StartReplayBuffer, then StartRecord and StartStream on the same capture,
+    /// PauseRecord pausing the file alone, StopRecord, StopStream and StopReplayBuffer each
+    /// stopping its own output while the others go on; every output has its STARTED and
+    /// STOPPED events; the file starts with a key frame and lacks its paused second and a half;
+    /// the stream reached nginx-rtmp; the clip saved after both stopped plays.
+    func testObswsPythonStartsRecordStreamAndReplayBufferIndependently() throws {
+        guard let url = rig.rtmpURL, !url.isEmpty, let recordDir = rig.rtmpRecordDir, !recordDir.isEmpty else {
+            throw RigError(description: "RK_RTMP_URL / RK_RTMP_REC_DIR not set: run scripts/test.sh (it starts the rig's nginx-rtmp)")
+        }
+        let key = "testkey-obs-\(UUID().uuidString.prefix(8).lowercased())"
+        defer { RTMPServerRecordings.remove(key, in: recordDir) }
+        // The stream endpoint is read at the service's start: add it, then start the service again.
+        let pid = try service.pid()
+        try service.ok(["service", "stop"], timeout: 20)
+        for _ in 0..<50 where pid.map({ kill($0, 0) == 0 }) == true { usleep(100_000) }
+        let privateFile = path("config/recordkit/private.toml")
+        let text = try String(contentsOfFile: privateFile, encoding: .utf8)
+        try text.replacingOccurrences(of: "[obs-websocket]\n", with: "[obs-websocket]\nstream-url = \"\(url)/\(key)\"\n")
+            .write(toFile: privateFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: privateFile)  // else refused: it holds the key
+        try service.ok(["status"])
+        try waitForPort()
+
+        let out = try client(["outputs", String(port), password, workDir])
+        XCTAssertEqual(out["all"] as? [String: Bool], ["record": true, "replay": true, "stream": true], "\(out)")
+        XCTAssertEqual(out["record_paused"] as? Bool, true)
+        XCTAssertEqual(out["after_record"] as? [String: Bool], ["record": false, "replay": true, "stream": true], "\(out)")
+        XCTAssertEqual(out["after_stream"] as? [String: Bool], ["record": false, "replay": true, "stream": false], "\(out)")
+        XCTAssertEqual(out["after_all"] as? [String: Bool], ["record": false, "replay": false, "stream": false], "\(out)")
+        let events = (out["events"] as? [[Any]] ?? []).map { "\($0[0]) \($0[1])" }
+        for output in ["Record", "ReplayBuffer", "Stream"] {
+            let states = events.filter { $0.hasPrefix(output + " ") }
+            XCTAssertEqual(states.filter { $0.hasSuffix("_STARTED") }.count, 1, "\(output): \(events)")
+            XCTAssertEqual(states.last, "\(output) OBS_WEBSOCKET_OUTPUT_STOPPED", "\(output): \(events)")
+        }
+        XCTAssertTrue(events.contains("Record OBS_WEBSOCKET_OUTPUT_PAUSED") && events.contains("Record OBS_WEBSOCKET_OUTPUT_RESUMED"), "\(events)")
+        // The stream and the replay buffer were still running when the file stopped.
+        let recordStopped = events.firstIndex(of: "Record OBS_WEBSOCKET_OUTPUT_STOPPED") ?? -1
+        let streamStopped = events.firstIndex(of: "Stream OBS_WEBSOCKET_OUTPUT_STOPPED") ?? -1
+        XCTAssertLessThan(recordStopped, streamStopped, "\(events)")
+
+        let file = try XCTUnwrap(out["outputPath"] as? String, "\(out)")
+        let probe = try FFprobe.probe(file)
+        XCTAssertEqual(probe.video.count, 1, "\(probe)")
+        XCTAssertEqual(probe.audio.count, 2, "\(probe)")
+        let wall = out["record_wall"] as? Double ?? 0
+        let seconds = Double(probe.video.first?.frameCount ?? 0) / 30
+        XCTAssertLessThanOrEqual(seconds, wall - 1.5 + 1.0, "the paused 1.5 s are cut: \(probe), wall \(wall)")
+        XCTAssertGreaterThanOrEqual(probe.formatDuration ?? 0, 2.0, "\(probe)")
+        let keys = try FFprobe.keyFrameTimes(file, streamIndex: probe.video[0].index)
+        let packets = try FFprobe.packetTimes(file, streamIndex: probe.video[0].index)
+        XCTAssertEqual(keys.first ?? -1, packets.min() ?? -2, accuracy: 0.001, "the file starts with a key frame")
+        XCTAssertEqual(RTMPServerRecordings.wait(for: key, in: recordDir, count: 1).count, 1, "the stream reached the server")
+        let clip = try XCTUnwrap(out["replay"] as? String, "\(out)")
+        let clipProbe = try FFprobe.probe(clip)
+        XCTAssertEqual(clipProbe.video.count, 1, "\(clipProbe)")
+        XCTAssertGreaterThan(clipProbe.video.first?.duration ?? 0, 5, "the buffer kept the whole time: \(clipProbe)")
+    }
+
     /// A MessagePack client: the subprotocol echoed, binary Hello, StartReplayBuffer when idle,
     /// SaveReplayBuffer (a playable clip, ReplayBufferSaved), a batch ending in StopReplayBuffer.
     func testMessagePackClientDrivesTheReplayBuffer() throws {

@@ -122,7 +122,7 @@ final class RTMPUnitTests: XCTestCase {
         XCTAssertEqual(queue.dropped, 60 * 3 /* video + 2 audio per frame */, "three groups of 20 frames and their audio")
         XCTAssertEqual(queue.counts.droppedVideo, 60, "the pipeline's statistics count the video of those groups")
         XCTAssertEqual(queue.counts.droppedAudio, 120)
-        XCTAssertEqual(queue.counts.waiting, 40 * 3 - 1, "what waits, the first one taken")
+        XCTAssertEqual(queue.counts.queued, 40 * 3 - 1, "what waits, the first one taken")
         var count = 1
         while queue.popFirst() != nil { count += 1 }
         XCTAssertEqual(count, 40 * 3)

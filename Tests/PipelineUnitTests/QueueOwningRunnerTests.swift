@@ -13,7 +13,7 @@ final class QueueOwningRunnerTests: XCTestCase {
         private struct State {
             var calls: [Call] = []
             var waiting: [Bool] = []  // key-frame flags of the video waiting
-            var counts = HandlerQueueCounts()
+            var counts = HandlerCounts()
         }
         private let state = Mutex(State())
         private let inCall = Atomic<Bool>(false)
@@ -21,7 +21,7 @@ final class QueueOwningRunnerTests: XCTestCase {
 
         var input: HandlerInput { HandlerInput(video: .encoded(.fileDefault)) }
         var calls: [Call] { state.withLock { $0.calls } }
-        var queueCounts: HandlerQueueCounts { state.withLock { $0.counts } }
+        var queueCounts: HandlerCounts { state.withLock { $0.counts } }
 
         private func log(_ call: Call, _ body: (inout State) -> Void = { _ in }) {
             if inCall.exchange(true, ordering: .acquiringAndReleasing) { overlaps.add(1, ordering: .relaxed) }
@@ -41,8 +41,8 @@ final class QueueOwningRunnerTests: XCTestCase {
                     s.waiting.removeAll()
                 }
                 s.waiting.append(p.isKeyFrame)
-                s.counts.waiting = s.waiting.count
-                s.counts.highWater = max(s.counts.highWater, s.waiting.count)
+                s.counts.queued = s.waiting.count
+                s.counts.queueHighWater = max(s.counts.queueHighWater, s.waiting.count)
             }
         }
         func broadcastPaused() { log(.paused) }

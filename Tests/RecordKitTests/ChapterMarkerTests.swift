@@ -12,7 +12,7 @@ import XCTest
 /// out-of-process extension receives them. Real recordings on the rig's Xvfb and PulseAudio,
 /// chapters read back with `ffprobe -show_chapters`.
 final class ChapterMarkerTests: XCTestCase {
-    private let region = ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 0, y: 0, width: 320, height: 240)),
+    private let region = ScreenCaptureConfiguration(display: nil, target: .region(PixelRect(x: 0, y: 0, width: 320, height: 240)),
                                                     framesPerSecond: 30, showsCursor: true)
 
     override func setUpWithError() throws {

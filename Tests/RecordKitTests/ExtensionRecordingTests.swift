@@ -10,7 +10,7 @@ import XCTest
 /// Out-of-process extensions in real recordings (the rig's Xvfb and PulseAudio): the serial
 /// contract across the process boundary, and the Python extension's view of a broadcast.
 final class ExtensionRecordingTests: XCTestCase {
-    private let region = ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 0, y: 0, width: 640, height: 360)),
+    private let region = ScreenCaptureConfiguration(display: nil, target: .region(PixelRect(x: 0, y: 0, width: 640, height: 360)),
                                                     framesPerSecond: 30, showsCursor: true)
 
     override func setUpWithError() throws {

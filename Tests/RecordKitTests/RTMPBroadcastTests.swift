@@ -173,7 +173,7 @@ final class RTMPBroadcastTests: XCTestCase {
         var options = RTMPOutputOptions(url: "\(server.url)/\(key)")
         options.reconnect = RTMPReconnectPolicy(firstDelaySeconds: 0.3, multiplier: 1.5, jitter: 0.1, maxDelaySeconds: 1, maxAttempts: 3)
         let configuration = RecordingConfiguration(
-            screen: ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 100, y: 100, width: 320, height: 240)),
+            screen: ScreenCaptureConfiguration(display: nil, target: .region(PixelRect(x: 100, y: 100, width: 320, height: 240)),
                                                framesPerSecond: 30, showsCursor: false))
         let file = scratch.path + "/giveup.mp4"
         let events = EventLog()
@@ -366,7 +366,7 @@ final class RTMPBroadcastTests: XCTestCase {
 
     private func makeRecorder(file: String, rtmp: [String], events: EventLog) -> Recorder {
         let configuration = RecordingConfiguration(
-            screen: ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 100, y: 100, width: 320, height: 240)),
+            screen: ScreenCaptureConfiguration(display: nil, target: .region(PixelRect(x: 100, y: 100, width: 320, height: 240)),
                                                framesPerSecond: 30, showsCursor: false))
         let requests = [ExtensionRequest(name: "file", setup: ["path": file])] + rtmp.map { ExtensionRequest(name: "rtmp", setup: ["url": $0]) }
         let handlers = try! BuiltinExtensions.catalog().registrations(for: requests)
@@ -392,7 +392,7 @@ final class RTMPBroadcastTests: XCTestCase {
         return false
     }
 
-    private func assertNoSecret(_ key: String, in snapshot: HandlerSnapshot, events: EventLog,
+    private func assertNoSecret(_ key: String, in snapshot: HandlerRunReport, events: EventLog,
                                 file: StaticString = #filePath, line: UInt = #line) {
         var texts = snapshot.serviceInfo.map { "\($0.key)=\($0.value)" }
         texts.append(snapshot.error ?? "")

@@ -11,15 +11,15 @@ final class ScreenCaptureTests: XCTestCase {
     // MARK: Parsing (no display needed)
 
     func testRegionParsesX11Geometry() throws {
-        XCTAssertEqual(try CaptureRect.parse("640x480+100+50"), CaptureRect(x: 100, y: 50, width: 640, height: 480))
-        XCTAssertEqual(try CaptureRect.parse(" 2X2+0+0\n"), CaptureRect(x: 0, y: 0, width: 2, height: 2))
-        XCTAssertEqual(CaptureRect(x: 1, y: 2, width: 3, height: 4).description, "3x4+1+2")
+        XCTAssertEqual(try PixelRect.parse("640x480+100+50"), PixelRect(x: 100, y: 50, width: 640, height: 480))
+        XCTAssertEqual(try PixelRect.parse(" 2X2+0+0\n"), PixelRect(x: 0, y: 0, width: 2, height: 2))
+        XCTAssertEqual(PixelRect(x: 1, y: 2, width: 3, height: 4).description, "3x4+1+2")
     }
 
     func testMalformedRegionIsBadRegionQuotingInputAndForm() {
         for text in ["", "640x480", "640x480+10", "abc", "640x480-10+5", "-640x480+1+1", "0x480+1+1",
                      "640x0+1+1", "640x480+1+1+1", "640x480++1", "640 x480+1+1", "1e3x480+1+1"] {
-            XCTAssertThrowsError(try CaptureRect.parse(text), "\"\(text)\" should be rejected") { error in
+            XCTAssertThrowsError(try PixelRect.parse(text), "\"\(text)\" should be rejected") { error in
                 guard let error = error as? CaptureError else { return XCTFail("not a CaptureError: \(error)") }
                 XCTAssertEqual(error.kind, .badRegion)
                 XCTAssertTrue(error.message.contains("\"\(text)\""), error.message)
@@ -114,7 +114,7 @@ final class ScreenCaptureTests: XCTestCase {
     func testRegionCaptureHasTheRegionSizeRoundedDownToEven() throws {
         let x = try ScreenCaptureTestDisplay()
         x.paintRoot(0x0000ff)
-        let region = CaptureRect(x: 100, y: 50, width: 641, height: 481)
+        let region = PixelRect(x: 100, y: 50, width: 641, height: 481)
         let capture = try ScreenCapture(configuration: .init(display: x.name, target: .region(region), showsCursor: false))
         XCTAssertEqual(capture.width, 640)
         XCTAssertEqual(capture.height, 480)
@@ -139,7 +139,7 @@ final class ScreenCaptureTests: XCTestCase {
 
     func testRegionOutsideTheScreenIsBadRegion() throws {
         let x = try ScreenCaptureTestDisplay()
-        let region = CaptureRect(x: x.width - 10, y: 0, width: 20, height: 20)
+        let region = PixelRect(x: x.width - 10, y: 0, width: 20, height: 20)
         XCTAssertThrowsError(try ScreenCapture(configuration: .init(display: x.name, target: .region(region)))) { error in
             XCTAssertEqual((error as? CaptureError)?.kind, .badRegion)
             XCTAssertTrue("\(error)".contains("\(region)"), "\(error)")

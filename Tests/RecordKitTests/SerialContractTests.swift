@@ -21,7 +21,7 @@ final class SerialContractTests: XCTestCase {
                                                              micAudio: .encoded(.standard), mixedAudio: .encoded(.standard)))
         let slow = CallLoggingHandler(input: HandlerInput(video: .raw(.bgr0)), delayMicroseconds: 100_000)
         let config = RecordingConfiguration(
-            screen: ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 0, y: 0, width: 640, height: 360)),
+            screen: ScreenCaptureConfiguration(display: nil, target: .region(PixelRect(x: 0, y: 0, width: 640, height: 360)),
                                                framesPerSecond: 30, showsCursor: true))
         let recorder = Recorder(configuration: config, handlers: [
             HandlerRegistration(name: "fast", handler: fast),

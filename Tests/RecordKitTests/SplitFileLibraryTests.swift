@@ -13,7 +13,7 @@ import XCTest
 /// comes), markers landing in the part they fall in, and the naming and policy rules. Real
 /// recordings on the rig's Xvfb and PulseAudio, read back with ffprobe.
 final class SplitFileLibraryTests: XCTestCase {
-    private let region = ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 0, y: 0, width: 320, height: 240)),
+    private let region = ScreenCaptureConfiguration(display: nil, target: .region(PixelRect(x: 0, y: 0, width: 320, height: 240)),
                                                     framesPerSecond: 30, showsCursor: true)
 
     /// Part names sort beside the destination, numbered from 001; the working files likewise.

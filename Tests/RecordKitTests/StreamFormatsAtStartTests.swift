@@ -47,7 +47,7 @@ final class StreamFormatsAtStartTests: XCTestCase {
                                                                 micAudio: .encoded(.standard), mixedAudio: .encoded(.standard)))
         let raw = FormatCheckingHandler(input: HandlerInput(video: .raw(.bgr0), appAudio: .raw))
         let config = RecordingConfiguration(
-            screen: ScreenCaptureConfiguration(display: nil, target: .region(CaptureRect(x: 0, y: 0, width: 320, height: 240)),
+            screen: ScreenCaptureConfiguration(display: nil, target: .region(PixelRect(x: 0, y: 0, width: 320, height: 240)),
                                                framesPerSecond: 30, showsCursor: false))
         let recorder = Recorder(configuration: config, handlers: [
             HandlerRegistration(name: "encoded", handler: encoded), HandlerRegistration(name: "raw", handler: raw),

@@ -49,7 +49,9 @@ struct DependencyRules {
         "RecordKitBuiltins": ["RecordKit", "RecordKitExtensions", "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension",
                               "PreviewExtension"],
         // The service links no handler: the executables hand it the built-ins (`BuiltinExtension`s).
-        "RecordKitService": ["RecordKitSupport", "RecordKit", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions", "RecordKitUploads", "CShims"],
+        // It translates the pipeline's snapshot (the capture's counters among it) into the status wire values.
+        "RecordKitService": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions",
+                             "RecordKitUploads", "CShims"],
         // Uploads the service owns: RecordKit and packages only, never capture, media or the pipeline.
         "RecordKitUploads": ["RecordKitSupport", "RecordKit", "CShims", "AsyncHTTPClient", "NIOCore", "NIOPosix", "NIOHTTP1", "Crypto", "XMLCoder"],
         // The thin command line and what it links; the engine runs the in-process verbs.
@@ -76,9 +78,10 @@ struct DependencyRules {
         "rk-testwindow": ["CX11"],
         "rk-flashbeep": ["RecordKitSupport", "CX11", "CPulse", "CShims"],
         "rk-extension-bench": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
-        "rk-fuzz-control": ["RecordKitControl"],  // the parser alone: no FFmpeg, X11 or PulseAudio
-        "rk-fuzz-extension": ["RecordKit", "RecordKitExtensionSDK"],
-        "rk-fuzz-web": ["RecordKitWeb", "NIOCore", "NIOEmbedded"],  // the web server alone, on an EmbeddedChannel
+        "FuzzSupport": [],  // the fuzz targets' shared replay and libFuzzer entry: Foundation only
+        "rk-fuzz-control": ["FuzzSupport", "RecordKitControl"],  // the parser alone: no FFmpeg, X11 or PulseAudio
+        "rk-fuzz-extension": ["FuzzSupport", "RecordKit", "RecordKitExtensionSDK"],
+        "rk-fuzz-web": ["FuzzSupport", "RecordKitWeb", "NIOCore", "NIOEmbedded"],  // the web server alone, on an EmbeddedChannel
         // Test support shared by test targets.
         "MediaTestSupport": ["RecordKit", "RecordKitMedia"],
         "ExtensionTestSupport": ["RecordKit", "RecordKitExtensions"],

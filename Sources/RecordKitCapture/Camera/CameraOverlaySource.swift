@@ -26,7 +26,7 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
     package var height: Int { screen.height }
     package var windowID: UInt? { screen.windowID }
     /// Where the camera is drawn, in frame pixels.
-    package let rect: CaptureRect
+    package let rect: PixelRect
     /// The live on/off switch.
     package let cameraSwitch: CameraSwitch
     /// The camera's name.
@@ -135,7 +135,7 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
                 }
             }
         }
-        var dirty: [CaptureRect]?
+        var dirty: [PixelRect]?
         if let previous = last, !lostChange {
             dirty = screenChanged ? frame.dirtyRects : []
             if cameraSerial != previous.cameraSerial { dirty?.append(rect) }

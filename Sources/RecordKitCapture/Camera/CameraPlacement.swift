@@ -1,3 +1,5 @@
+import RecordKit
+
 /// Where the camera's picture goes in the screen picture (`--camera-position`, `--camera-size`):
 /// a corner, and a width as a percentage of the screen picture's width (the camera's aspect
 /// kept), inset from the corner by a margin of 1/40 of the picture's shorter side.
@@ -34,7 +36,7 @@ package struct CameraPlacement: Sendable, Equatable {
 
     /// The camera's rectangle (even position and size, at least 2x2, inside the picture) in a
     /// `screenWidth`x`screenHeight` picture, for a camera of `cameraWidth`x`cameraHeight`.
-    package func rect(screenWidth: Int, screenHeight: Int, cameraWidth: Int, cameraHeight: Int) -> CaptureRect {
+    package func rect(screenWidth: Int, screenHeight: Int, cameraWidth: Int, cameraHeight: Int) -> PixelRect {
         let even = { (v: Int) in max(2, v & ~1) }
         var w = even(screenWidth * widthPercent / 100)
         var h = even(w * max(cameraHeight, 1) / max(cameraWidth, 1))
@@ -48,6 +50,6 @@ package struct CameraPlacement: Sendable, Equatable {
         let top = corner == .topLeft || corner == .topRight
         let x = left ? margin : (screenWidth - w - margin) & ~1
         let y = top ? margin : (screenHeight - h - margin) & ~1
-        return CaptureRect(x: max(0, x), y: max(0, y), width: w, height: h)
+        return PixelRect(x: max(0, x), y: max(0, y), width: w, height: h)
     }
 }

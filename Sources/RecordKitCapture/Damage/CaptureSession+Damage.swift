@@ -1,3 +1,4 @@
+import RecordKit
 import RecordKitSupport
 
 extension CaptureSession {
@@ -13,16 +14,16 @@ extension CaptureSession {
         guard case .grab(let plan) = outcome, let last = state.last,
               plan.isInPlace(outputWidth: width, outputHeight: height),
               plan.grabX == last.grabX, plan.grabY == last.grabY else { return nil }
-        let area = CaptureRect(x: plan.grabX, y: plan.grabY, width: width, height: height)
+        let area = PixelRect(x: plan.grabX, y: plan.grabY, width: width, height: height)
         var dirty = state.carried
         var damagedPixels = 0
         for rect in damagedRoot {
             guard let inside = rect.intersection(area) else { continue }
             damagedPixels += inside.width * inside.height
-            dirty.add(CaptureRect(x: inside.x - area.x, y: inside.y - area.y, width: inside.width, height: inside.height))
+            dirty.add(PixelRect(x: inside.x - area.x, y: inside.y - area.y, width: inside.width, height: inside.height))
         }
         let cursorNow = cursor?.update()
-        let toFrame = { (rect: CaptureRect) in CaptureRect(x: rect.x - area.x, y: rect.y - area.y, width: rect.width, height: rect.height) }
+        let toFrame = { (rect: PixelRect) in PixelRect(x: rect.x - area.x, y: rect.y - area.y, width: rect.width, height: rect.height) }
         if cursorNow != state.lastCursor {
             if let old = state.lastCursor { dirty.add(toFrame(old.rect)) }
             if let now = cursorNow { dirty.add(toFrame(now.rect)) }
@@ -55,7 +56,7 @@ extension CaptureSession {
         }
         let pixels = grabber.pool.address(ofSlot: slot)
         cursor?.drawLast(into: pixels, bytesPerRow: grabber.bytesPerRow, originX: area.x, originY: area.y,
-                         clip: CaptureRect(x: 0, y: 0, width: width, height: height))
+                         clip: PixelRect(x: 0, y: 0, width: width, height: height))
         let buffer = grabber.pool.buffer(slot: slot, byteCount: grabber.bytesPerRow * height)
         let frame = CapturedFrame(pixels: buffer, bytesPerRow: grabber.bytesPerRow, width: width, height: height,
                                   captureTime: before + (after - before) / 2, sequence: sequence, scheduledTime: scheduledTime,

@@ -1,4 +1,5 @@
 import CX11
+import RecordKit
 
 /// Which parts of the root window changed since the last ``collect()``, from the X DAMAGE
 /// extension, so that a tick with nothing new grabs nothing.
@@ -40,7 +41,7 @@ final class DamageTracker {
 
     /// The rectangles (root coordinates) damaged since the last call, and clears them on the
     /// server (one round trip).
-    func collect() -> [CaptureRect] {
+    func collect() -> [PixelRect] {
         let display = connection.display
         XDamageSubtract(display, damage, 0, region)
         var count: Int32 = 0
@@ -48,7 +49,7 @@ final class DamageTracker {
         defer { XFree(list) }
         return (0..<Int(count)).map { index in
             let r = list[index]
-            return CaptureRect(x: Int(r.x), y: Int(r.y), width: Int(r.width), height: Int(r.height))
+            return PixelRect(x: Int(r.x), y: Int(r.y), width: Int(r.width), height: Int(r.height))
         }
     }
 

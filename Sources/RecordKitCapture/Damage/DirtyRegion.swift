@@ -1,3 +1,5 @@
+import RecordKit
+
 /// A small set of rectangles in frame coordinates that need refreshing, kept cheap: beyond
 /// ``maxRects`` rectangles (or when they cover most of the frame) it collapses to their bounding
 /// box, so a busy screen costs one rectangle, never a long list.
@@ -9,7 +11,7 @@ struct DirtyRegion: Equatable {
     static let maxRects = 16
 
     /// The rectangles, disjointness not guaranteed (overlaps are only grabbed twice).
-    private(set) var rects: [CaptureRect] = []
+    private(set) var rects: [PixelRect] = []
     private let width: Int
     private let height: Int
 
@@ -22,7 +24,7 @@ struct DirtyRegion: Equatable {
     /// The whole frame.
     static func full(width: Int, height: Int) -> DirtyRegion {
         var region = DirtyRegion(width: width, height: height)
-        region.rects = [CaptureRect(x: 0, y: 0, width: width, height: height)]
+        region.rects = [PixelRect(x: 0, y: 0, width: width, height: height)]
         return region
     }
 
@@ -30,20 +32,20 @@ struct DirtyRegion: Equatable {
     var isEmpty: Bool { rects.isEmpty }
 
     /// Whether the region is the whole frame.
-    var isFull: Bool { rects.count == 1 && rects[0] == CaptureRect(x: 0, y: 0, width: width, height: height) }
+    var isFull: Bool { rects.count == 1 && rects[0] == PixelRect(x: 0, y: 0, width: width, height: height) }
 
     /// Pixels covered (overlaps counted twice; an upper bound).
     var area: Int { rects.reduce(0) { $0 + $1.width * $1.height } }
 
     /// Adds `rect` (frame coordinates), clipped to the frame and aligned to even coordinates.
-    mutating func add(_ rect: CaptureRect) {
+    mutating func add(_ rect: PixelRect) {
         guard !isFull else { return }
         let left = max(rect.x, 0) & ~1
         let top = max(rect.y, 0) & ~1
         let right = min((rect.x + rect.width + 1) & ~1, width)
         let bottom = min((rect.y + rect.height + 1) & ~1, height)
         guard right > left, bottom > top else { return }
-        let clipped = CaptureRect(x: left, y: top, width: right - left, height: bottom - top)
+        let clipped = PixelRect(x: left, y: top, width: right - left, height: bottom - top)
         if rects.contains(where: { $0.contains(clipped) }) { return }
         rects.removeAll { clipped.contains($0) }
         rects.append(clipped)
@@ -67,24 +69,24 @@ struct DirtyRegion: Equatable {
     }
 }
 
-extension CaptureRect {
+extension PixelRect {
     /// Whether `other` lies entirely inside this rectangle.
-    func contains(_ other: CaptureRect) -> Bool {
+    func contains(_ other: PixelRect) -> Bool {
         other.x >= x && other.y >= y && other.x + other.width <= x + width && other.y + other.height <= y + height
     }
 
     /// The smallest rectangle holding both.
-    func union(_ other: CaptureRect) -> CaptureRect {
+    func union(_ other: PixelRect) -> PixelRect {
         let left = min(x, other.x), top = min(y, other.y)
         let right = max(x + width, other.x + other.width), bottom = max(y + height, other.y + other.height)
-        return CaptureRect(x: left, y: top, width: right - left, height: bottom - top)
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }
 
     /// The overlap of both, or nil when they do not overlap.
-    func intersection(_ other: CaptureRect) -> CaptureRect? {
+    func intersection(_ other: PixelRect) -> PixelRect? {
         let left = max(x, other.x), top = max(y, other.y)
         let right = min(x + width, other.x + other.width), bottom = min(y + height, other.y + other.height)
         guard right > left, bottom > top else { return nil }
-        return CaptureRect(x: left, y: top, width: right - left, height: bottom - top)
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }
 }

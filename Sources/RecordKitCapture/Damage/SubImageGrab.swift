@@ -1,5 +1,6 @@
 import CX11
 import Glibc
+import RecordKit
 
 extension FrameGrabber {
     /// Grabs only `rects` (frame coordinates) of the output-sized rectangle whose top-left corner
@@ -9,7 +10,7 @@ extension FrameGrabber {
     /// slot nobody else uses: the server writes rows packed at the rectangle's width), whose rows
     /// are then copied into place; without it, one `XGetImage` of that size. Returns false when
     /// the server refused a grab or the connection is gone.
-    func grab(rects: [CaptureRect], into slot: Int, originX: Int, originY: Int, scratch: Int) -> Bool {
+    func grab(rects: [PixelRect], into slot: Int, originX: Int, originY: Int, scratch: Int) -> Bool {
         let display = connection.display
         let destination = pool.address(ofSlot: slot)
         for rect in rects {
@@ -52,7 +53,7 @@ extension FrameGrabber {
     }
 
     /// Copies `rects` (frame coordinates) of slot `from` into slot `to`.
-    func copy(rects: [CaptureRect], from: Int, to: Int) {
+    func copy(rects: [PixelRect], from: Int, to: Int) {
         let source = pool.address(ofSlot: from)
         let destination = pool.address(ofSlot: to)
         for rect in rects {

@@ -1,3 +1,5 @@
+import RecordKit
+
 /// One RandR monitor: a named rectangle of the X screen (a physical output, or a virtual
 /// monitor made with `xrandr --setmonitor`).
 package struct MonitorInfo: Sendable, Equatable, Codable {
@@ -28,7 +30,7 @@ package struct MonitorInfo: Sendable, Equatable, Codable {
     }
 
     /// Its rectangle on the screen.
-    package var rect: CaptureRect { CaptureRect(x: x, y: y, width: width, height: height) }
+    package var rect: PixelRect { PixelRect(x: x, y: y, width: width, height: height) }
 
     /// Whether `selector` names this monitor.
     func matches(_ selector: MonitorSelector) -> Bool {

@@ -1,4 +1,5 @@
 import CX11
+import RecordKit
 import RecordKitSupport
 
 /// Everything one screen capture holds on the X side, and the work of one tick.
@@ -52,13 +53,13 @@ final class CaptureSession: @unchecked Sendable {
         guard let root = connection.rootSize() else {
             throw CaptureError(.xError, "could not read the size of the screen of display \(connection.name)")
         }
-        let target: CaptureRect
+        let target: PixelRect
         let tracker: TargetTracker
         let what: String
         var windowID: UInt?
         switch configuration.target {
         case .screen:
-            target = CaptureRect(x: 0, y: 0, width: root.width, height: root.height)
+            target = PixelRect(x: 0, y: 0, width: root.width, height: root.height)
             tracker = TargetTracker(connection: connection, fixed: target)
             what = "the screen"
         case .region(let region):
@@ -72,7 +73,7 @@ final class CaptureSession: @unchecked Sendable {
             what = "region \(region)"
         case .monitor(let selector):
             let monitor = try MonitorList.find(selector, connection)
-            target = CaptureRect(x: 0, y: 0, width: min(monitor.width, root.width), height: min(monitor.height, root.height))
+            target = PixelRect(x: 0, y: 0, width: min(monitor.width, root.width), height: min(monitor.height, root.height))
             tracker = TargetTracker(connection: connection, monitor: selector, at: monitor.rect)
             tracker.monitorLookupInterval = max(configuration.framesPerSecond, 1)
             what = "\(selector) '\(monitor.name)' (\(monitor.rect))"
@@ -85,7 +86,7 @@ final class CaptureSession: @unchecked Sendable {
                     "window 0x\(String(window, radix: 16)) on display \(connection.name) disappeared while capture was being set up")
             }
             // The output never exceeds the screen: a larger window is cropped to the screen size.
-            target = CaptureRect(x: 0, y: 0, width: min(Int(attributes.width), root.width),
+            target = PixelRect(x: 0, y: 0, width: min(Int(attributes.width), root.width),
                                  height: min(Int(attributes.height), root.height))
             windowID = UInt(window)
             tracker = TargetTracker(connection: connection, window: window)
@@ -166,7 +167,7 @@ final class CaptureSession: @unchecked Sendable {
         case .nothingVisible, .screenTooSmall:
             captureTime = MonotonicClock.nanoseconds()
             GrabPlan.fillBlack(pixels: pixels, bytesPerRow: bytesPerRow, width: width, height: height,
-                               except: CaptureRect(x: 0, y: 0, width: 0, height: 0))
+                               except: PixelRect(x: 0, y: 0, width: 0, height: 0))
         }
         let buffer = grabber.pool.buffer(slot: slot, byteCount: bytesPerRow * height)
         let frame = CapturedFrame(pixels: buffer, bytesPerRow: bytesPerRow, width: width, height: height,

@@ -1,9 +1,11 @@
+import RecordKit
+
 /// What part of the display a ``ScreenCapture`` records.
 package enum CaptureTarget: Sendable, Equatable {
     /// The whole root window (every monitor of the X screen).
     case screen
     /// A fixed rectangle of the screen; it must lie inside the root window.
-    case region(CaptureRect)
+    case region(PixelRect)
     /// One window, followed as it moves. See ``ScreenCapture`` for how size changes, hiding and
     /// destruction are handled.
     case window(WindowSelector)

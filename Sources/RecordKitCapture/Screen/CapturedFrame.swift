@@ -32,7 +32,7 @@ package struct CapturedFrame: Sendable {
     /// The rectangles (frame pixel coordinates, even-aligned) outside which this frame equals
     /// the previous one; nil means unknown: treat the whole frame as changed. Empty when
     /// ``isChanged`` is false.
-    package let dirtyRects: [CaptureRect]?
+    package let dirtyRects: [PixelRect]?
     /// ``sequence`` of the frame delivered just before this one, which ``dirtyRects`` are
     /// relative to; nil for the first frame. A consumer that did not see that frame (it dropped
     /// it) must treat this frame as entirely changed.
@@ -42,7 +42,7 @@ package struct CapturedFrame: Sendable {
     /// (`scheduledTime` defaults to `captureTime`; by default a frame is entirely changed).
     package init(pixels: MediaBuffer, bytesPerRow: Int, width: Int, height: Int,
                 captureTime: UInt64, sequence: Int64, scheduledTime: UInt64? = nil,
-                isChanged: Bool = true, dirtyRects: [CaptureRect]? = nil, previousSequence: Int64? = nil) {
+                isChanged: Bool = true, dirtyRects: [PixelRect]? = nil, previousSequence: Int64? = nil) {
         self.scheduledTime = scheduledTime ?? captureTime
         self.isChanged = isChanged
         self.dirtyRects = isChanged ? dirtyRects : []

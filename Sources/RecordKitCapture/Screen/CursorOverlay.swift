@@ -1,4 +1,5 @@
 import CX11
+import RecordKit
 
 /// Draws the mouse cursor (XFixes) into frames.
 ///
@@ -27,7 +28,7 @@ final class CursorOverlay {
     /// Where the cursor is and what it looks like, as of the last ``update()``.
     struct State: Equatable {
         /// The cursor image's rectangle in root coordinates.
-        var rect: CaptureRect
+        var rect: PixelRect
         /// XFixes' serial of the cursor image (changes when the shape changes).
         var serial: UInt
     }
@@ -45,20 +46,20 @@ final class CursorOverlay {
         let cursor = image.pointee
         if cursor.cursor_serial != serial { convert(cursor) }
         guard cursorWidth > 0, cursorHeight > 0 else { state = nil; return nil }
-        state = State(rect: CaptureRect(x: Int(cursor.x) - hotX, y: Int(cursor.y) - hotY, width: cursorWidth, height: cursorHeight),
+        state = State(rect: PixelRect(x: Int(cursor.x) - hotX, y: Int(cursor.y) - hotY, width: cursorWidth, height: cursorHeight),
                       serial: cursor.cursor_serial)
         return state
     }
 
     /// Fetches the cursor (``update()``) and blends it into `frame`, whose pixel (0, 0) shows
     /// root position (`originX`, `originY`), touching only pixels inside `clip` (frame coordinates).
-    func draw(into frame: UnsafeMutableRawPointer, bytesPerRow: Int, originX: Int, originY: Int, clip: CaptureRect) {
+    func draw(into frame: UnsafeMutableRawPointer, bytesPerRow: Int, originX: Int, originY: Int, clip: PixelRect) {
         update()
         drawLast(into: frame, bytesPerRow: bytesPerRow, originX: originX, originY: originY, clip: clip)
     }
 
     /// Blends the cursor as of the last ``update()`` into `frame` (see ``draw(into:bytesPerRow:originX:originY:clip:)``).
-    func drawLast(into frame: UnsafeMutableRawPointer, bytesPerRow: Int, originX: Int, originY: Int, clip: CaptureRect) {
+    func drawLast(into frame: UnsafeMutableRawPointer, bytesPerRow: Int, originX: Int, originY: Int, clip: PixelRect) {
         guard let state, let source = pixels.baseAddress else { return }
         let left = state.rect.x - originX
         let top = state.rect.y - originY

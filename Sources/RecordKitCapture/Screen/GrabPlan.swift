@@ -1,4 +1,5 @@
 import Glibc
+import RecordKit
 
 /// Where one tick grabs from the root window and how the grabbed pixels are arranged into the
 /// fixed-size output frame.
@@ -40,7 +41,7 @@ struct GrabPlan: Equatable {
     /// Plans the grab of `target` (root coordinates, its current size) into an output frame of
     /// `outputWidth` × `outputHeight`, on a root window of `rootWidth` × `rootHeight`. A target
     /// larger than the output is cropped to its top-left part; a smaller one is padded.
-    static func make(target: CaptureRect, outputWidth: Int, outputHeight: Int,
+    static func make(target: PixelRect, outputWidth: Int, outputHeight: Int,
                      rootWidth: Int, rootHeight: Int) -> Outcome {
         guard rootWidth >= outputWidth, rootHeight >= outputHeight else { return .screenTooSmall }
         // The target area that maps into the output, clipped to the screen.
@@ -64,8 +65,8 @@ struct GrabPlan: Equatable {
     }
 
     /// The output rectangle that holds target content (where a cursor may be drawn).
-    var contentRect: CaptureRect {
-        CaptureRect(x: destinationX, y: destinationY, width: contentWidth, height: contentHeight)
+    var contentRect: PixelRect {
+        PixelRect(x: destinationX, y: destinationY, width: contentWidth, height: contentHeight)
     }
 
     /// Turns the grabbed image in `pixels` into the output frame, in place: moves the content
@@ -92,7 +93,7 @@ struct GrabPlan: Equatable {
 
     /// Paints every pixel of the frame outside `keep` black (all four bytes zero).
     static func fillBlack(pixels: UnsafeMutableRawPointer, bytesPerRow: Int, width: Int, height: Int,
-                          except keep: CaptureRect) {
+                          except keep: PixelRect) {
         for row in 0..<height {
             let line = pixels + row * bytesPerRow
             if row < keep.y || row >= keep.y + keep.height || keep.width <= 0 {

@@ -1,4 +1,5 @@
 import CX11
+import RecordKit
 
 /// Where the capture target is on the root window, asked once per tick.
 ///
@@ -10,7 +11,7 @@ final class TargetTracker {
     /// Where the target is this tick.
     enum Position: Equatable {
         /// The target occupies this rectangle of the root window (its current size).
-        case visible(CaptureRect)
+        case visible(PixelRect)
         /// The window exists but is not viewable (unmapped, minimized, on another desktop).
         case hidden
         /// The window was destroyed.
@@ -18,7 +19,7 @@ final class TargetTracker {
     }
 
     private enum Kind {
-        case fixed(CaptureRect)
+        case fixed(PixelRect)
         case window(UInt)
         case monitor(MonitorSelector)
     }
@@ -26,13 +27,13 @@ final class TargetTracker {
     private let connection: XDisplayConnection
     private let kind: Kind
     /// Monitor targets: the last known rectangle (nil: gone) and ticks until the next look-up.
-    private var monitorRect: CaptureRect?
+    private var monitorRect: PixelRect?
     private var ticksUntilLookup = 0
     /// Ticks between monitor look-ups (set to the frame rate: once a second).
     var monitorLookupInterval = 30
 
     /// Tracks RandR monitor `selector`, now at `rect`.
-    init(connection: XDisplayConnection, monitor selector: MonitorSelector, at rect: CaptureRect) {
+    init(connection: XDisplayConnection, monitor selector: MonitorSelector, at rect: PixelRect) {
         self.connection = connection
         self.kind = .monitor(selector)
         self.monitorRect = rect
@@ -40,7 +41,7 @@ final class TargetTracker {
     }
 
     /// Tracks a fixed rectangle of the root window.
-    init(connection: XDisplayConnection, fixed rect: CaptureRect) {
+    init(connection: XDisplayConnection, fixed rect: PixelRect) {
         self.connection = connection
         self.kind = .fixed(rect)
     }
@@ -80,6 +81,6 @@ final class TargetTracker {
         var child: UInt = 0
         guard XTranslateCoordinates(display, window, connection.root, 0, 0, &x, &y, &child) != 0,
               XErrorTrap.take(display) == nil else { return .gone }
-        return .visible(CaptureRect(x: Int(x), y: Int(y), width: Int(attributes.width), height: Int(attributes.height)))
+        return .visible(PixelRect(x: Int(x), y: Int(y), width: Int(attributes.width), height: Int(attributes.height)))
     }
 }

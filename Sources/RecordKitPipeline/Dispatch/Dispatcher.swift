@@ -15,19 +15,28 @@ import Synchronization
 final class Dispatcher: Sendable {
     /// The handlers that want one set of routes, and their merger.
     private final class Group: Sendable {
+        let routes: Set<SampleRoute>
         let merger: Mutex<TimelineMerger>
-        let runners: [HandlerRunner]
+        let members: Mutex<[HandlerRunner]>
         init(routes: Set<SampleRoute>, runners: [HandlerRunner], maxHoldNs: UInt64) {
+            self.routes = routes
             self.merger = Mutex(TimelineMerger(routes: Array(routes), maxHoldNs: maxHoldNs))
-            self.runners = runners
+            self.members = Mutex(runners)
         }
-        func release(_ sample: SampleBuffer, _ route: SampleRoute) { for runner in runners { runner.enqueue(sample) } }
+        func release(_ sample: SampleBuffer, _ route: SampleRoute) { for runner in members.withLock({ $0 }) { runner.enqueue(sample) } }
+        func flush() { merger.withLock { m in m.flush(release: release) } }
     }
 
-    private let groups: [Group]
-    private let groupsByRoute: [SampleRoute: [Group]]
-    /// Every runner, in the order handlers were added.
-    let runners: [HandlerRunner]
+    /// The groups and runners, changed when an output is attached or detached.
+    private struct Groups {
+        var groups: [Group] = []
+        var byRoute: [SampleRoute: [Group]] = [:]
+        var runners: [HandlerRunner] = []
+        var longerHolds: [SampleRoute: UInt64]
+        var shorterHolds: [SampleRoute: UInt64]
+    }
+    private let state: Mutex<Groups>
+    private let maxHoldNs: UInt64
 
     /// Creates a dispatcher for `runners`; samples wait at most `maxHoldNs` for other routes, or
     /// longer for the handlers of a route in `longerHolds` (a stream that arrives late by design:
@@ -36,30 +45,83 @@ final class Dispatcher: Sendable {
     /// bursts: the handler's muxer orders the streams itself); the shortest one wins.
     init(runners: [HandlerRunner], maxHoldNs: UInt64 = 2_000_000_000, longerHolds: [SampleRoute: UInt64] = [:],
          shorterHolds: [SampleRoute: UInt64] = [:]) {
-        self.runners = runners
+        self.maxHoldNs = maxHoldNs
+        var groups = Groups(longerHolds: longerHolds, shorterHolds: shorterHolds)
         var routeSets: [Set<SampleRoute>] = []
         var members: [Set<SampleRoute>: [HandlerRunner]] = [:]
         for r in runners where !r.routes.isEmpty {
             if members[r.routes] == nil { routeSets.append(r.routes) }
             members[r.routes, default: []].append(r)
         }
-        let groups = routeSets.map { routes in
-            Group(routes: routes, runners: members[routes]!,
-                  maxHoldNs: routes.compactMap { shorterHolds[$0] }.min()
-                      ?? routes.reduce(maxHoldNs) { max($0, longerHolds[$1] ?? 0) })
+        for routes in routeSets {
+            Self.insert(Group(routes: routes, runners: members[routes]!, maxHoldNs: Self.hold(for: routes, in: groups, maxHoldNs)), into: &groups)
         }
-        var byRoute: [SampleRoute: [Group]] = [:]
-        for (routes, group) in zip(routeSets, groups) { for route in routes { byRoute[route, default: []].append(group) } }
-        self.groups = groups
-        self.groupsByRoute = byRoute
+        groups.runners = runners
+        self.state = Mutex(groups)
     }
 
+    private static func hold(for routes: Set<SampleRoute>, in groups: Groups, _ maxHoldNs: UInt64) -> UInt64 {
+        routes.compactMap { groups.shorterHolds[$0] }.min() ?? routes.reduce(maxHoldNs) { max($0, groups.longerHolds[$1] ?? 0) }
+    }
+
+    private static func insert(_ group: Group, into groups: inout Groups) {
+        groups.groups.append(group)
+        for route in group.routes { groups.byRoute[route, default: []].append(group) }
+    }
+
+    /// Every runner, in the order handlers were added (detached ones removed).
+    var runners: [HandlerRunner] { state.withLock { $0.runners } }
+
     /// Every route some handler wants.
-    var routes: Set<SampleRoute> { Set(groupsByRoute.keys) }
+    var routes: Set<SampleRoute> { state.withLock { Set($0.byRoute.keys) } }
+
+    /// Adds `runner` (an output attached to the running capture) with a merger of its own, so
+    /// that it starts with nothing another handler's merger still holds. `longerHolds` and
+    /// `shorterHolds` add the holds of routes that start with it (as in ``init(runners:maxHoldNs:longerHolds:shorterHolds:)``).
+    func add(_ runner: HandlerRunner, longerHolds: [SampleRoute: UInt64] = [:], shorterHolds: [SampleRoute: UInt64] = [:]) {
+        state.withLock { g in
+            g.longerHolds.merge(longerHolds) { _, new in new }
+            g.shorterHolds.merge(shorterHolds) { _, new in new }
+            if !runner.routes.isEmpty {
+                Self.insert(Group(routes: runner.routes, runners: [runner], maxHoldNs: Self.hold(for: runner.routes, in: g, maxHoldNs)), into: &g)
+            }
+            g.runners.append(runner)
+        }
+    }
+
+    /// Releases what `runner`'s merger holds (samples past its cut are dropped by the runner).
+    func flush(for runner: HandlerRunner) {
+        let groups = state.withLock { g in g.groups.filter { $0.members.withLock { $0.contains { $0 === runner } } } }
+        for group in groups { group.flush() }
+    }
+
+    /// Removes `runner` (a detached output): it gets nothing more. A group left without members
+    /// goes too. Returns the routes no remaining runner wants.
+    @discardableResult
+    func remove(_ runner: HandlerRunner) -> Set<SampleRoute> {
+        flush(for: runner)
+        return state.withLock { g in
+            g.runners.removeAll { $0 === runner }
+            var emptied: [Group] = []
+            for group in g.groups {
+                let left = group.members.withLock { m in
+                    m.removeAll { $0 === runner }
+                    return m.count
+                }
+                if left == 0 { emptied.append(group) }
+            }
+            g.groups.removeAll { group in emptied.contains { $0 === group } }
+            for (route, list) in g.byRoute {
+                let kept = list.filter { group in !emptied.contains { $0 === group } }
+                g.byRoute[route] = kept.isEmpty ? nil : kept
+            }
+            return runner.routes.subtracting(g.byRoute.keys)
+        }
+    }
 
     /// Hands one sample of `route` on; never blocks on a handler.
     func push(_ sample: SampleBuffer, on route: SampleRoute) {
-        for group in groupsByRoute[route] ?? [] {
+        for group in state.withLock({ $0.byRoute[route] }) ?? [] {
             group.merger.withLock { m in m.push(sample, on: route, release: group.release) }
         }
     }
@@ -81,6 +143,6 @@ final class Dispatcher: Sendable {
 
     /// Releases every waiting sample in order.
     func flush() {
-        for group in groups { group.merger.withLock { m in m.flush(release: group.release) } }
+        for group in state.withLock({ $0.groups }) { group.flush() }
     }
 }

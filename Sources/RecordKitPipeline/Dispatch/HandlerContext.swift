@@ -23,6 +23,9 @@ final class HandlerContext: BroadcastContext, BroadcastControlling, @unchecked S
 
     var streams: Set<SampleBufferType> { Set(formats.keys) }
 
+    /// Whether this is the context of `runner`.
+    func serves(_ runner: HandlerRunner) -> Bool { self.runner === runner }
+
     func finishBroadcast(with error: BroadcastError) { runner?.end(with: error) }
 
     func publish(serviceInfo: [String: String]) { runner?.publish(serviceInfo) }

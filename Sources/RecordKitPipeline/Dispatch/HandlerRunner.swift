@@ -40,7 +40,8 @@ final class HandlerRunner: @unchecked Sendable {
         var closed = false
         var error: BroadcastError?
         var serviceInfo: [String: String] = [:]
-        var stats = HandlerStatistics()
+        var stats = HandlerCounts()
+        var window: OutputWindow
     }
 
     let name: String
@@ -53,7 +54,7 @@ final class HandlerRunner: @unchecked Sendable {
     private let direct = Mutex(())
     private let queue: DispatchQueue
     private let limits: Limits
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let onEnded: @Sendable (HandlerRunner, BroadcastError) -> Void
     /// Called (on the publishing thread) when the handler publishes a new `state` service-info
     /// value ("connecting", "live", "reconnecting (attempt 2)", …), with everything it published.
@@ -61,7 +62,11 @@ final class HandlerRunner: @unchecked Sendable {
     /// Called (on the publishing thread) for each ``BroadcastEvent`` the handler sends.
     private let onEvent: (@Sendable (HandlerRunner, BroadcastEvent) -> Void)?
 
+    /// `attachedAtNs`: the broadcast time the handler was attached to a running capture (its
+    /// stream starts at the next key frame, shifted to zero: ``OutputWindow``); nil for a handler
+    /// that starts with the capture.
     init(name: String, handler: any BroadcastSampleHandler, routes: Set<SampleRoute>, limits: Limits = Limits(),
+         attachedAtNs: Int64? = nil,
          onServiceState: (@Sendable (HandlerRunner, [String: String]) -> Void)? = nil,
          onEvent: (@Sendable (HandlerRunner, BroadcastEvent) -> Void)? = nil,
          onEnded: @escaping @Sendable (HandlerRunner, BroadcastError) -> Void) {
@@ -75,6 +80,8 @@ final class HandlerRunner: @unchecked Sendable {
         self.limits = limits
         self.onEnded = onEnded
         self.queue = DispatchQueue(label: "recordkit.handler.\(name)", qos: .userInitiated)
+        let hasVideo = routes.contains { $0.type == .video }
+        self.state = Mutex(State(window: attachedAtNs.map { .attached(at: $0, hasVideo: hasVideo) } ?? .fromStart(hasVideo: hasVideo)))
     }
 
     /// Calls `broadcastStarted` synchronously on the handler's queue; rethrows its error.
@@ -84,12 +91,26 @@ final class HandlerRunner: @unchecked Sendable {
     }
 
     /// Queues one sample (never blocks); applies the back-pressure policy.
-    func enqueue(_ sample: SampleBuffer) {
-        if queueOwner != nil { return callDirectly(counting: sample) { $0.processSampleBuffer(sample, with: sample.type) } }
-        let isVideo = sample.type == .video
+    func enqueue(_ incoming: SampleBuffer) {
+        if queueOwner != nil {
+            var offset: Int64 = 0
+            let admitted: Bool = state.withLock { s in
+                guard let o = s.window.admit(incoming) else { return false }
+                offset = o
+                return true
+            }
+            guard admitted else { return }
+            let sample = incoming.shifted(byNanoseconds: offset)
+            return callDirectly(counting: sample) { $0.processSampleBuffer(sample, with: sample.type) }
+        }
+        let isVideo = incoming.type == .video
         var overrun = false
+        var shift: Int64 = 0
         let accept: Bool = state.withLock { s in
             if s.ended { return false }
+            guard let offset = s.window.admit(incoming) else { return false }
+            shift = offset
+            let sample = incoming
             if isVideo {
                 if s.droppingVideoUntilKeyFrame, case .packet(let p) = sample.payload, !p.isKeyFrame {
                     s.stats.droppedVideo += 1
@@ -118,6 +139,7 @@ final class HandlerRunner: @unchecked Sendable {
             return
         }
         guard accept else { return }
+        let sample = incoming.shifted(byNanoseconds: shift)
         let handler = UncheckedHandler(self.handler)
         queue.async { [self] in
             let skip = state.withLock { $0.ended }
@@ -132,6 +154,42 @@ final class HandlerRunner: @unchecked Sendable {
             }
         }
     }
+
+    /// Pauses this output alone from broadcast time `atNs` (the others go on), and queues
+    /// `broadcastPaused()`; false when it was paused already.
+    func pauseOutput(at atNs: Int64) -> Bool {
+        let changed: Bool = state.withLock { s in
+            if s.window.isPaused { return false }
+            s.window.pause(at: atNs)
+            return true
+        }
+        if changed { paused() }
+        return changed
+    }
+
+    /// Resumes this output at the first key frame from broadcast time `atNs`, and queues
+    /// `broadcastResumed()`; false when it was not paused.
+    func resumeOutput(at atNs: Int64) -> Bool {
+        let changed: Bool = state.withLock { s in
+            if !s.window.isPaused { return false }
+            s.window.resume(at: atNs)
+            return true
+        }
+        if changed { resumed() }
+        return changed
+    }
+
+    /// Ends this output's stream at broadcast time `atNs` (before it is detached).
+    func cut(at atNs: Int64) { state.withLock { $0.window.cut(at: atNs) } }
+
+    /// Whether every stream of this output reached its cut (nothing of it is still in an encoder).
+    var hasPassedCut: Bool {
+        let types = Set(routes.map(\.type))
+        return state.withLock { $0.window.hasPassed(types) }
+    }
+
+    /// Whether the output waits for a key frame (attached or resumed a moment ago).
+    var awaitsKeyFrame: Bool { state.withLock { $0.window.awaitsKeyFrame } }
 
     /// Queues `broadcastPaused()`.
     func paused() { lifecycle { $0.broadcastPaused() } }
@@ -209,18 +267,20 @@ final class HandlerRunner: @unchecked Sendable {
     func announce(_ event: BroadcastEvent) { onEvent?(self, event) }
 
     /// A snapshot for status output.
-    var snapshot: HandlerSnapshot {
+    var snapshot: HandlerRunReport {
         let owned = queueOwner?.queueCounts
         return state.withLock { s in
             var stats = s.stats
             if let owned {
                 stats.droppedVideo = owned.droppedVideo
-                stats.queued = owned.waiting
-                stats.queueHighWater = owned.highWater
+                stats.droppedAudio = owned.droppedAudio
+                stats.queued = owned.queued
+                stats.queueHighWater = owned.queueHighWater
             }
-            return HandlerSnapshot(name: name,
+            return HandlerRunReport(name: name,
                                    state: s.finishCalled && s.error == nil ? .finished : (s.error != nil ? .failed : .running),
-                                   error: s.error?.message, serviceInfo: s.serviceInfo, statistics: stats)
+                                   error: s.error?.message, serviceInfo: s.serviceInfo, statistics: stats,
+                                   paused: s.window.isPaused ? true : nil)
         }
     }
 

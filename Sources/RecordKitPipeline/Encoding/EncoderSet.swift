@@ -10,6 +10,8 @@ struct EncoderSet {
     let formats: [SampleRoute: FormatDescription]
     let videoStages: [VideoEncodeStage]
     let audioStages: [AudioEncodeStage]
+    /// Each track route whose encoder also feeds the "mixed" route (one audio track records), and that mixed route.
+    let mixedAliases: [SampleRoute: SampleRoute]
     private let rawVideo: [SampleRoute]
     private let rawAudio: [SampleRoute]
     private let slot: DispatcherSlot
@@ -76,7 +78,7 @@ struct EncoderSet {
                 break
             }
         }
-        return EncoderSet(formats: formats, videoStages: videoStages, audioStages: audioStages, rawVideo: rawVideo,
+        return EncoderSet(formats: formats, videoStages: videoStages, audioStages: audioStages, mixedAliases: mixedAliases, rawVideo: rawVideo,
                           rawAudio: rawAudio, slot: slot, frameRate: frameRate)
     }
 
@@ -92,17 +94,17 @@ struct EncoderSet {
         return aliases
     }
 
-    /// Where captured frames go, for the video routes in `wanted`.
-    func videoSinks(for wanted: Set<SampleRoute>) -> [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void] {
-        var sinks: [@Sendable (CapturedFrame, Int64, Int64) -> Void] = []
+    /// Where captured frames go, for the video routes in `wanted`, by route.
+    func videoSinks(for wanted: Set<SampleRoute>) -> [SampleRoute: RecordingGraph.VideoSink] {
+        var sinks: [SampleRoute: RecordingGraph.VideoSink] = [:]
         for stage in videoStages where wanted.contains(stage.route) {
-            sinks.append { frame, _, slotNs in stage.submit(frame, slotNs: slotNs) }
+            sinks[stage.route] = { frame, _, slotNs in stage.submit(frame, slotNs: slotNs) }
         }
         let frameDuration = MediaTime(value: 1, timescale: Int32(frameRate))
         for route in rawVideo where wanted.contains(route) {
             guard let format = formats[route] else { continue }
             let slot = self.slot
-            sinks.append { frame, broadcastNs, _ in
+            sinks[route] = { frame, broadcastNs, _ in
                 let sample = SampleBuffer(type: .video, presentationTime: .nanoseconds(broadcastNs), duration: frameDuration,
                                           formatDescription: format,
                                           payload: .pixels(PixelData(buffer: frame.pixels, planeOffsets: [0], bytesPerRow: [frame.bytesPerRow])),
@@ -114,14 +116,14 @@ struct EncoderSet {
     }
 
     /// Where finished PCM blocks of each audio type go, for the audio routes in `wanted`.
-    func audioSinks(for wanted: Set<SampleRoute>) -> [SampleBufferType: [@Sendable (SampleBuffer) -> Void]] {
-        var sinks: [SampleBufferType: [@Sendable (SampleBuffer) -> Void]] = [:]
-        for stage in audioStages where wanted.contains(stage.route) {
-            sinks[stage.route.type, default: []].append { stage.submit($0) }
+    func audioSinks(for wanted: Set<SampleRoute>) -> AudioGraph.Sinks {
+        var sinks: AudioGraph.Sinks = [:]
+        for stage in audioStages where wanted.contains(stage.route) || mixedAliases[stage.route].map(wanted.contains) == true {
+            sinks[stage.route.type, default: []].append((stage.route, { stage.submit($0) }))
         }
         let slot = self.slot
         for route in rawAudio where wanted.contains(route) {
-            sinks[route.type, default: []].append { slot.push($0, on: route) }
+            sinks[route.type, default: []].append((route, { slot.push($0, on: route) }))
         }
         return sinks
     }

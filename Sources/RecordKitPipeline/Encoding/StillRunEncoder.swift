@@ -54,8 +54,21 @@ final class StillRunEncoder {
     var longestRun: Int { splicer.longestRun }
 
     /// Takes the picture of frame slot `slot` (slots increase strictly; missing ones were
-    /// dropped), `changed` false when it is the picture of the slot before.
-    func submit(_ picture: ConvertedPicture, slot: Int64, changed: Bool, emit: (SampleBuffer) -> Void) throws(MediaError) {
+    /// dropped), `changed` false when it is the picture of the slot before. `keyFrame`: code
+    /// this picture as a key frame (an output attached at this slot starts here): what x264
+    /// holds is drained first, as for a key frame due on a still screen.
+    func submit(_ picture: ConvertedPicture, slot: Int64, changed: Bool, keyFrame: Bool = false,
+                emit: (SampleBuffer) -> Void) throws(MediaError) {
+        if keyFrame, anchor != nil {
+            if let h = held {
+                try feed(h.picture, slot: h.slot, asReference: true, emit: emit)
+                held = nil
+            }
+            for missing in (filledUpTo + 1)..<max(filledUpTo + 1, slot) { try fillUnchanged(missing, emit: emit) }
+            try restartEncoder(emit: emit)
+            try feed(picture, slot: slot, asReference: true, keyFrame: true, emit: emit)
+            return
+        }
         if let h = held {
             if changed && slot == h.slot + 1 {
                 try feed(h.picture, slot: h.slot, asReference: h.afterGap, emit: emit)
@@ -104,14 +117,7 @@ final class StillRunEncoder {
             // A still run reaches a key frame slot: drain x264 (what it holds goes out, and the
             // skips waiting for it), start a fresh one with the still picture as its IDR, so the
             // file is never more than a GOP behind while the screen stays still.
-            var failure: MediaError?
-            try encoder.restart { sample in
-                guard failure == nil else { return }
-                do throws(MediaError) { try splice(sample, emit: emit) } catch { failure = error }
-            }
-            if let failure { throw failure }
-            for output in try splicer.finish() { emit(sample(output)) }
-            restarts += 1
+            try restartEncoder(emit: emit)
             try feed(last.picture, slot: slot, asReference: true, emit: emit)
         } else if slot - last.slot > Int64(splicer.longestRun) {
             try feed(last.picture, slot: slot, asReference: true, emit: emit)
@@ -122,9 +128,23 @@ final class StillRunEncoder {
         }
     }
 
-    private func feed(_ picture: ConvertedPicture, slot: Int64, asReference: Bool, emit: (SampleBuffer) -> Void) throws(MediaError) {
+    /// Drains x264 (what it holds goes out, and the skips waiting for it) and starts a fresh
+    /// one: the next picture fed is its IDR.
+    private func restartEncoder(emit: (SampleBuffer) -> Void) throws(MediaError) {
         var failure: MediaError?
-        try encoder.encode(picture, pts: slot, asReference: asReference) { sample in
+        try encoder.restart { sample in
+            guard failure == nil else { return }
+            do throws(MediaError) { try splice(sample, emit: emit) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        for output in try splicer.finish() { emit(sample(output)) }
+        restarts += 1
+    }
+
+    private func feed(_ picture: ConvertedPicture, slot: Int64, asReference: Bool, keyFrame: Bool = false,
+                      emit: (SampleBuffer) -> Void) throws(MediaError) {
+        var failure: MediaError?
+        try encoder.encode(picture, pts: slot, asReference: asReference, keyFrame: keyFrame) { sample in
             guard failure == nil else { return }
             do throws(MediaError) { try splice(sample, emit: emit) } catch { failure = error }
         }

@@ -66,6 +66,8 @@ final class VideoEncodeStage: @unchecked Sendable {
     private var maxEmittedPts: Int64 = .min    // on `queue` only
     private let restartCount = Atomic<Int64>(0)
     private let skippedFrames = Atomic<Int64>(0)
+    /// Broadcast time from which the next picture is coded as a key frame (`.max`: none asked).
+    private let keyFrameWantedNs = Atomic<Int64>(.max)
     private let onPacket: @Sendable (SampleBuffer) -> Void
     private let onError: @Sendable (MediaError) -> Void
     // Overload handling: drops spread evenly, never in bursts; one report.
@@ -152,6 +154,30 @@ final class VideoEncodeStage: @unchecked Sendable {
         }
     }
 
+    /// Codes the first picture of broadcast time `atNs` or later as a key frame (an IDR with
+    /// x264's closed GOPs), whether or not one is due: an output attached to (or resumed on) a
+    /// running capture at `atNs` starts there instead of waiting up to a key frame interval. The
+    /// time matters: an encoder that is behind (up to ``maxPending`` pictures on a loaded
+    /// machine) still has older pictures to code, which the output does not take. Any thread;
+    /// the earliest of several requests wins. A stage that splices skips (``StillRunEncoder``)
+    /// drains x264 and starts a fresh one there, as it does for a key frame due on a still screen.
+    func requestKeyFrame(atOrAfter atNs: Int64) {
+        var current = keyFrameWantedNs.load(ordering: .relaxed)
+        while atNs < current {
+            let (exchanged, original) = keyFrameWantedNs.compareExchange(expected: current, desired: atNs, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
+    }
+
+    /// Whether the picture of slot `pts` is to be a requested key frame; clears the request when it is.
+    private func takeKeyFrameRequest(pts: Int64) -> Bool {
+        let wanted = keyFrameWantedNs.load(ordering: .relaxed)
+        guard wanted != .max, MediaTime(value: pts, timescale: Int32(frameRate)).nanoseconds >= wanted else { return false }
+        _ = keyFrameWantedNs.compareExchange(expected: wanted, desired: .max, ordering: .relaxed)
+        return true
+    }
+
     /// Tells the user once that the encoder cannot keep up, and by how much.
     private func reportOverload(slotNs: Int64) {
         guard dropper.shouldReport() else { return }
@@ -166,14 +192,15 @@ final class VideoEncodeStage: @unchecked Sendable {
         SimulatedSlowEncoder.waitIfAsked()
         lastPts = pts
         lastFrame = frame
+        let forceKey = takeKeyFrameRequest(pts: pts)
         do throws(MediaError) {
             if let still {
-                try still.submit(frame, slot: pts, changed: changed, emit: onPacket)
+                try still.submit(frame, slot: pts, changed: changed, keyFrame: forceKey, emit: onPacket)
                 encodedFrames.store(still.fedFrames, ordering: .relaxed)
                 skippedFrames.store(still.skipFrames, ordering: .relaxed)
             } else {
                 guard drainWhenStill else {
-                    try encoder.encode(frame, pts: pts, emit: onPacket)
+                    try encoder.encode(frame, pts: pts, keyFrame: forceKey, emit: onPacket)
                     encodedFrames.add(1, ordering: .relaxed)
                     return
                 }
@@ -189,7 +216,7 @@ final class VideoEncodeStage: @unchecked Sendable {
                     try encoder.restart(emit: emit)
                     restartCount.add(1, ordering: .relaxed)
                 } else {
-                    try encoder.encode(frame, pts: pts, emit: emit)
+                    try encoder.encode(frame, pts: pts, keyFrame: forceKey, emit: emit)
                 }
                 encodedFrames.add(1, ordering: .relaxed)
                 if changed {

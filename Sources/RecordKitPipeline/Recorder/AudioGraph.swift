@@ -9,43 +9,47 @@ final class AudioGraph: @unchecked Sendable {
     private let timeline: Timeline
     private var assemblers: [SampleBufferType: AudioTrackAssembler] = [:]
     private let mixer: MixerBox
-    /// Where a finished PCM block of each type goes (raw routes and encoder stages).
-    private let sinks: [SampleBufferType: [@Sendable (SampleBuffer) -> Void]]
-    private let mixedWanted: Bool
+    /// Where a finished PCM block of each type goes (raw routes and encoder stages), by the
+    /// route it feeds: changed when an output attaches or detaches.
+    private let sinks: AudioSinks
     /// Each track's level, for meters.
     let levels = AudioLevelMeter()
     /// Which tracks carry silence (the live microphone and app-audio switches).
     let muteSwitch: AudioMuteSwitch
 
+    /// Where finished PCM blocks go: for each type (including `.audioMixed`), the route fed and its sink.
+    typealias Sinks = [SampleBufferType: [(route: SampleRoute, sink: @Sendable (SampleBuffer) -> Void)]]
+
     /// Builds the graph for `tracks` (`.audioApp`, `.audioMic`); `sinks` says where blocks of each
-    /// type (including `.audioMixed`) go.
-    init(timeline: Timeline, tracks: [SampleBufferType], sinks: [SampleBufferType: [@Sendable (SampleBuffer) -> Void]],
-         mutedAtStart: Set<SampleBufferType> = []) {
+    /// type (including `.audioMixed`) go. With two tracks they are mixed for the "mixed" track even
+    /// while no sink wants it (an output that wants it may attach later; mixing is cheap next to encoding).
+    init(timeline: Timeline, tracks: [SampleBufferType], sinks: Sinks, mutedAtStart: Set<SampleBufferType> = []) {
         self.timeline = timeline
         self.muteSwitch = AudioMuteSwitch(mutedAtStart: mutedAtStart)
-        self.sinks = sinks
-        self.mixedWanted = !(sinks[.audioMixed] ?? []).isEmpty
-        let mixedSinks = sinks[.audioMixed] ?? []
+        let box = AudioSinks(sinks)
+        self.sinks = box
         // With both tracks, mix them; with one, the mixed track is that track re-labelled.
-        if mixedWanted && tracks.count == 2 {
-            mixer = MixerBox(PCMMixer { block in for s in mixedSinks { s(block) } })
+        if tracks.count == 2 {
+            mixer = MixerBox(PCMMixer { block in box.deliver(block, as: .audioMixed) })
         } else {
             mixer = MixerBox(nil)
         }
-        let relabelAsMixed = mixedWanted && tracks.count == 1
+        let relabelAsMixed = tracks.count == 1
         for type in tracks {
-            let own = sinks[type] ?? []
             let mixerRef = mixer
             assemblers[type] = AudioTrackAssembler(type: type) { block in
-                for s in own { s(block) }
-                if relabelAsMixed {
-                    let mixed = block.replacing(type: .audioMixed)
-                    for s in mixedSinks { s(mixed) }
-                }
+                box.deliver(block, as: type)
+                if relabelAsMixed, box.wants(.audioMixed) { box.deliver(block.replacing(type: .audioMixed), as: .audioMixed) }
                 mixerRef.add(block)
             }
         }
     }
+
+    /// Adds sinks (an attached output's new routes).
+    func addSinks(_ more: Sinks) { sinks.add(more) }
+
+    /// Removes the sinks that feed `routes` (routes no output wants any more).
+    func removeSinks(for routes: Set<SampleRoute>) { sinks.remove(routes) }
 
     /// Places one captured chunk of `type` (called on PulseAudio's thread).
     func deliver(_ type: SampleBufferType, samples: UnsafeBufferPointer<Float>, frameCount: Int, captureNs: UInt64) {
@@ -108,4 +112,20 @@ private final class MixerBox: Sendable {
 
 private struct PCMMixerHolder: @unchecked Sendable {
     var mixer: PCMMixer?
+}
+
+/// The audio graph's sinks behind a lock: read for every block, changed when outputs come and go.
+private final class AudioSinks: Sendable {
+    private let sinks: Mutex<AudioGraph.Sinks>
+    init(_ sinks: AudioGraph.Sinks) { self.sinks = Mutex(sinks) }
+    func deliver(_ block: SampleBuffer, as type: SampleBufferType) {
+        for entry in sinks.withLock({ $0[type] }) ?? [] { entry.sink(block) }
+    }
+    func wants(_ type: SampleBufferType) -> Bool { sinks.withLock { !($0[type] ?? []).isEmpty } }
+    func add(_ more: AudioGraph.Sinks) { sinks.withLock { s in s.merge(more) { $0 + $1 } } }
+    func remove(_ routes: Set<SampleRoute>) {
+        sinks.withLock { s in
+            for (type, list) in s { s[type] = list.filter { !routes.contains($0.route) } }
+        }
+    }
 }

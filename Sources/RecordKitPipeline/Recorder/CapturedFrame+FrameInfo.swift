@@ -5,6 +5,6 @@ extension CapturedFrame {
     /// The SDK's description of this frame's change, for raw-frame handlers.
     var frameInfo: VideoFrameInfo {
         VideoFrameInfo(frameIndex: sequence, previousFrameIndex: previousSequence, isChanged: isChanged,
-                       dirtyRects: dirtyRects?.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) })
+                       dirtyRects: dirtyRects)
     }
 }

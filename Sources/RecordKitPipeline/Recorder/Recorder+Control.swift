@@ -9,12 +9,18 @@ import Synchronization
 /// `completion` once.
 package typealias RecordingControlHandler = @Sendable (BroadcastControlRequest, @escaping @Sendable (BroadcastError?) -> Void) -> Void
 
+/// What turns the recorder's snapshot into the status JSON a handler asks for
+/// (``BroadcastControlling/recordingStatusJSON()``): the owner's wire format, which the
+/// pipeline does not know. Called on the asking handler's thread.
+package typealias RecordingStatusEncoder = @Sendable (RecordingSnapshot) -> [UInt8]
+
 /// The link from every handler context of one recording to its recorder and the owner's
 /// control handler; weak, so a handler that outlives the recording holds nothing.
 final class RecordingControlLink: Sendable {
     private struct State {
         weak var recorder: Recorder?
         var handler: RecordingControlHandler?
+        var statusEncoder: RecordingStatusEncoder?
     }
     private let state = Mutex(State())
     private static let queue = DispatchQueue(label: "recordkit.recorder.handler-control", attributes: .concurrent)
@@ -23,12 +29,14 @@ final class RecordingControlLink: Sendable {
 
     func install(_ handler: RecordingControlHandler?) { state.withLock { $0.handler = handler } }
 
-    /// The recorder's status as JSON (an empty object once the recorder is gone).
+    func install(_ encoder: RecordingStatusEncoder?) { state.withLock { $0.statusEncoder = encoder } }
+
+    /// The recorder's status as the owner's JSON (an empty object once the recorder is gone, or
+    /// when no owner installed an encoder).
     func statusJSON() -> [UInt8] {
-        guard let recorder = state.withLock({ $0.recorder }) else { return Array("{}".utf8) }
-        let encoder = JSONEncoder()
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return (try? Array(encoder.encode(recorder.status))) ?? Array("{}".utf8)
+        let (recorder, encoder) = state.withLock { ($0.recorder, $0.statusEncoder) }
+        guard let recorder, let encoder else { return Array("{}".utf8) }
+        return encoder(recorder.status)
     }
 
     /// Runs `request` on a thread of its own: through the owner's handler when one is
@@ -60,5 +68,11 @@ extension Recorder {
     /// this recorder directly). Call before ``start()``.
     package func setControlHandler(_ handler: @escaping RecordingControlHandler) {
         controlLink.install(handler)
+    }
+
+    /// Installs what encodes the status JSON handlers ask for (the owner's wire format); without
+    /// one they get an empty object. Call before ``start()``.
+    package func setStatusEncoder(_ encoder: @escaping RecordingStatusEncoder) {
+        controlLink.install(encoder)
     }
 }

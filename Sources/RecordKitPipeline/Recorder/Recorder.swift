@@ -39,6 +39,9 @@ package final class Recorder: @unchecked Sendable {
         var endNs: UInt64?
     }
     private var pauser: BackgroundPauser?  // control queue only
+    /// The input of every output attached now, by name, in the order they came (the first
+    /// non-sharing one leads the "same as stream" video sharing of outputs attached later).
+    let outputInputs: Mutex<[(name: String, input: HandlerInput)]>
 
     /// Creates a recorder for `configuration` that will feed `handlers`. Nothing runs before ``start()``.
     package init(configuration: RecordingConfiguration, handlers: [HandlerRegistration],
@@ -47,6 +50,7 @@ package final class Recorder: @unchecked Sendable {
         self.configuration = configuration
         self.timeline = Timeline(quantumNs: 1_000_000_000 / UInt64(max(configuration.screen.framesPerSecond, 1)))
         self.registrations = handlers
+        self.outputInputs = Mutex(handlers.map { ($0.name, $0.handler.input) })
         self.onEvent = onEvent
         controlLink.attach(self)
     }
@@ -56,6 +60,19 @@ package final class Recorder: @unchecked Sendable {
 
     /// The current state.
     package var state: RecorderState { shared.withLock { $0.lifecycle.state } }
+
+    /// The running graph (nil before start).
+    var graph: RecordingGraph? { shared.withLock { $0.graph } }
+
+    /// A runner for a handler attached to the running capture at broadcast time `atNs`, reporting
+    /// its state, events and failure as the graph's own runners do.
+    func attachedRunner(_ registration: HandlerRegistration, routes: Set<SampleRoute>, atNs: Int64) -> HandlerRunner {
+        HandlerRunner(name: registration.name, handler: registration.handler, routes: routes,
+                      limits: HandlerRunner.Limits(video: registration.maxQueuedVideo), attachedAtNs: atNs,
+                      onServiceState: { [weak self] runner, info in self?.handlerServiceState(runner, info) },
+                      onEvent: { [weak self] runner, event in self?.handlerSentEvent(runner, event) },
+                      onEnded: { [weak self] runner, error in self?.handlerEnded(runner, error) })
+    }
 
     /// The handler runners of the running graph (none before start).
     var runners: [HandlerRunner] { shared.withLock { $0.graph?.dispatcher.runners } ?? [] }
@@ -188,13 +205,13 @@ package final class Recorder: @unchecked Sendable {
     /// Stops capture, drains encoders, finalizes every handler and returns their snapshots
     /// (each handler's `serviceInfo["path"]` says where its result is). Blocks until done.
     @discardableResult
-    package func stop(reason: String = "user") -> [HandlerSnapshot] {
+    package func stop(reason: String = "user") -> [HandlerRunReport] {
         control.sync { finishOnControlQueue(discard: false, reason: reason) }
     }
 
     /// Stops and tells every handler to delete what it wrote; returns their snapshots.
     @discardableResult
-    package func discard(reason: String = "user") -> [HandlerSnapshot] {
+    package func discard(reason: String = "user") -> [HandlerRunReport] {
         control.sync { finishOnControlQueue(discard: true, reason: reason) }
     }
 
@@ -202,7 +219,7 @@ package final class Recorder: @unchecked Sendable {
         control.async { [self] in _ = finishOnControlQueue(discard: false, reason: reason, failed: failed) }
     }
 
-    private func finishOnControlQueue(discard: Bool, reason: String, failed: Bool = false) -> [HandlerSnapshot] {
+    private func finishOnControlQueue(discard: Bool, reason: String, failed: Bool = false) -> [HandlerRunReport] {
         guard let graph = shared.withLock({ $0.graph }) else { return [] }
         guard transition(to: .finishing, reason: reason) else { return graph.dispatcher.runners.map(\.snapshot) }
         pauser?.stop()
@@ -252,12 +269,12 @@ package final class Recorder: @unchecked Sendable {
     // MARK: Status
 
     /// A snapshot of the recording, taken under the recorder's lock (never waits for a
-    /// lifecycle change in progress).
-    package var status: RecorderStatus {
+    /// lifecycle change in progress). The pipeline's own value: the service translates it.
+    package var status: RecordingSnapshot {
         let (lifecycle, graph, warnings, startNs, endNs) = shared.withLock { ($0.lifecycle, $0.graph, $0.warnings, $0.startNs, $0.endNs) }
         let now = endNs ?? MonotonicClock.nanoseconds()
-        let capture = graph?.captureStatus(now: now, startNs: startNs, frameRateMode: configuration.screen.frameRateMode) ?? CaptureStatus()
-        return RecorderStatus(
+        let capture = graph?.captureSnapshot(now: now, startNs: startNs, frameRateMode: configuration.screen.frameRateMode) ?? CaptureSnapshot()
+        return RecordingSnapshot(
             state: lifecycle.state, pauseReason: lifecycle.pauseReason,
             recordedSeconds: startNs == 0 ? 0 : Double(timeline.now(now)) / 1e9,
             pausedSeconds: Double(timeline.pausedTime(now: now)) / 1e9,
@@ -268,7 +285,7 @@ package final class Recorder: @unchecked Sendable {
     // MARK: Helpers
 
     /// Runs `body` on the control queue and rethrows its error.
-    private func onControl(_ body: () throws(RecorderError) -> Void) throws(RecorderError) {
+    func onControl(_ body: () throws(RecorderError) -> Void) throws(RecorderError) {
         let result: Result<Void, RecorderError> = control.sync {
             do throws(RecorderError) { try body(); return .success(()) } catch { return .failure(error) }
         }

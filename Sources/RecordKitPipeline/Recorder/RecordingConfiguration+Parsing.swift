@@ -1,3 +1,4 @@
+import RecordKit
 import RecordKitCapture
 
 extension RecordingConfiguration {
@@ -12,7 +13,7 @@ extension RecordingConfiguration {
         if region != nil && window != nil { throw RecorderError(.badArgument, "a region and a window cannot be recorded together") }
         var target = CaptureTarget.screen
         if let region {
-            do throws(CaptureError) { target = .region(try CaptureRect.parse(region)) } catch { throw RecorderError(.badArgument, error.message) }
+            do throws(CaptureError) { target = .region(try PixelRect.parse(region)) } catch { throw RecorderError(.badArgument, error.message) }
         }
         if let window { target = .window(WindowSelector.parse(window)) }
         var policy: PauseOnBackgroundPolicy?

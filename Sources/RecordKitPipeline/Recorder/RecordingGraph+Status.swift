@@ -2,36 +2,35 @@ import RecordKit
 import RecordKitCapture
 
 extension RecordingGraph {
-    /// The capture counters of `recordctl status`: frames captured and dropped, late ticks, the
-    /// rate over wall time since `startNs` (capture keeps ticking while paused), audio tracks,
-    /// offsets and levels, and what damage-driven capture saved (``DamageStatus``). `now` is
-    /// CLOCK_MONOTONIC nanoseconds (the end of the recording once it ended).
-    func captureStatus(now: UInt64, startNs: UInt64, frameRateMode: FrameRateMode) -> CaptureStatus {
-        var status = CaptureStatus()
+    /// The capture half of the recorder's snapshot: the capture's own counters, frames dropped,
+    /// the rate over wall time since `startNs` (capture keeps ticking while paused), the video
+    /// encoders' conversion, encode and skip counts, and the audio tracks, offsets and levels.
+    /// `now` is CLOCK_MONOTONIC nanoseconds (the end of the recording once it ended).
+    func captureSnapshot(now: UInt64, startNs: UInt64, frameRateMode: FrameRateMode) -> CaptureSnapshot {
+        var snapshot = CaptureSnapshot()
         let stats = capture.statistics
-        status.framesCaptured = stats.captured
-        status.framesDropped = framesDropped
-        status.lateTicks = stats.lateTicks
-        status.width = capture.width
-        status.height = capture.height
+        snapshot.counters = stats
+        snapshot.frameRateMode = frameRateMode
+        snapshot.framesDropped = framesDropped
+        snapshot.width = capture.width
+        snapshot.height = capture.height
         // Capture keeps ticking while paused (its frames are dropped at the timeline), so the
         // rate is over wall time.
         let wall = Double(now - min(now, startNs)) / 1e9
-        status.fps = wall > 0 && startNs > 0 ? Double(stats.captured) / max(wall, 0.001) : 0
-        status.audioTracks = audioTracks.map(\.rawValue)
-        status.audioOffsetMs = audioGraph.offsetsMs
-        status.audioLevelsDb = audioGraph.levels.levelsDb
-        status.audioMuted = audioTracks.isEmpty ? nil : audioGraph.muteSwitch.mutedNames
+        snapshot.fps = wall > 0 && startNs > 0 ? Double(stats.captured) / max(wall, 0.001) : 0
+        snapshot.conversions = videoStages.reduce(0) { $0 + $1.conversions }
+        snapshot.convertedRows = videoStages.reduce(0) { $0 + $1.convertedRows }
+        snapshot.encodedFrames = videoStages.reduce(0) { $0 + $1.encoded }
+        snapshot.skippedFrames = videoStages.reduce(0) { $0 + $1.skipped }
+        snapshot.audioTracks = audioTracks
+        snapshot.audioOffsetMs = audioGraph.offsetsMs
+        snapshot.audioLevelsDb = audioGraph.levels.levelsDb
+        snapshot.audioMuted = audioTracks.isEmpty ? nil : audioGraph.muteSwitch.mutedNames
         if let camera {
-            status.camera = camera.cameraName
-            status.cameraEnabled = camera.cameraSwitch.isEnabled
-            status.cameraLost = camera.cameraEndReason
+            snapshot.camera = camera.cameraName
+            snapshot.cameraEnabled = camera.cameraSwitch.isEnabled
+            snapshot.cameraLost = camera.cameraEndReason
         }
-        status.damage = DamageStatus(statistics: stats, mode: frameRateMode,
-                                      conversions: videoStages.reduce(0) { $0 + $1.conversions },
-                                      convertedRows: videoStages.reduce(0) { $0 + $1.convertedRows },
-                                      encodedFrames: videoStages.reduce(0) { $0 + $1.encoded },
-                                      skippedFrames: videoStages.reduce(0) { $0 + $1.skipped })
-        return status
+        return snapshot
     }
 }

@@ -12,6 +12,9 @@ import Synchronization
 /// Threading: created, started, finished and torn down on the recorder's control queue; the
 /// counters it reports may be read from any thread.
 final class RecordingGraph: @unchecked Sendable {
+    /// Where a captured frame goes: its capture time and its slot, in broadcast nanoseconds.
+    typealias VideoSink = @Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void
+
     let capture: any VideoSource
     /// The capture again when it composites a camera (its live switch), else nil.
     let camera: CameraOverlaySource?
@@ -20,41 +23,103 @@ final class RecordingGraph: @unchecked Sendable {
     /// The audio tracks that really record (`audioApp`, `audioMic`).
     let audioTracks: [SampleBufferType]
     let audioGraph: AudioGraph
-    let videoStages: [VideoEncodeStage]
-    let audioStages: [AudioEncodeStage]
     let dispatcher: Dispatcher
-    let contexts: [HandlerContext]
-    /// Where each raw or encoded video frame goes (one entry per distinct video route).
-    let videoSinks: [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void]
+    /// Opens the encoders of routes an attached output is the first to want (``RecordingGraphBuilder``).
+    let encoderOpener: EncoderOpener
+    /// The parts that change as outputs attach and detach, under one lock.
+    private let parts: PartsBox
     private var silenceTimer: DispatchSourceTimer?
 
-    init(capture: any VideoSource, camera: CameraOverlaySource? = nil, audio: any AudioSource,
-         audioTracks: [SampleBufferType], audioGraph: AudioGraph, videoStages: [VideoEncodeStage], audioStages: [AudioEncodeStage],
-         dispatcher: Dispatcher, contexts: [HandlerContext],
-         videoSinks: [@Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void]) {
+    /// The encoders, handler contexts and video sinks of the outputs attached now.
+    struct Parts {
+        var videoStages: [VideoEncodeStage]
+        var audioStages: [AudioEncodeStage]
+        /// Each track route whose encoder also feeds a "mixed" route (one audio track records).
+        var mixedAliases: [SampleRoute: SampleRoute]
+        var contexts: [HandlerContext]
+        /// Where each raw or encoded video frame goes (one entry per distinct video route).
+        var videoSinks: [SampleRoute: VideoSink]
+        /// The format of every route that runs.
+        var formats: [SampleRoute: FormatDescription]
+    }
+
+    init(capture: any VideoSource, camera: CameraOverlaySource? = nil, audio: any AudioSource, audioTracks: [SampleBufferType], audioGraph: AudioGraph,
+         dispatcher: Dispatcher, encoderOpener: EncoderOpener, parts: Parts) {
         self.capture = capture
         self.camera = camera
         self.audio = audio
         self.audioTracks = audioTracks
         self.audioGraph = audioGraph
-        self.videoStages = videoStages
-        self.audioStages = audioStages
         self.dispatcher = dispatcher
-        self.contexts = contexts
-        self.videoSinks = videoSinks
+        self.encoderOpener = encoderOpener
+        self.parts = PartsBox(parts)
+    }
+
+    /// The changing parts behind a lock, in a box that the capture callback can hold.
+    private final class PartsBox: Sendable {
+        let mutex: Mutex<Parts>
+        init(_ parts: Parts) { mutex = Mutex(parts) }
+        func withLock<T>(_ body: (inout Parts) -> T) -> T { mutex.withLock { body(&$0) } }
+    }
+
+    /// The video encoder stages running now.
+    var videoStages: [VideoEncodeStage] { parts.withLock { $0.videoStages } }
+    /// The audio encoder stages running now.
+    var audioStages: [AudioEncodeStage] { parts.withLock { $0.audioStages } }
+    /// The formats of the routes that run now.
+    var formats: [SampleRoute: FormatDescription] { parts.withLock { $0.formats } }
+    /// The contexts of the handlers attached now.
+    var contexts: [HandlerContext] { parts.withLock { $0.contexts } }
+
+    /// Adds what an attached output brought: its context, and the encoders and sinks of routes it is the first to want.
+    func add(context: HandlerContext, encoders: EncoderSet?, routes: Set<SampleRoute>) {
+        parts.withLock { p in
+            p.contexts.append(context)
+            guard let encoders else { return }
+            p.formats.merge(encoders.formats) { _, new in new }
+            p.videoStages += encoders.videoStages
+            p.audioStages += encoders.audioStages
+            p.mixedAliases.merge(encoders.mixedAliases) { _, new in new }
+            p.videoSinks.merge(encoders.videoSinks(for: routes)) { _, new in new }
+        }
+        if let encoders { audioGraph.addSinks(encoders.audioSinks(for: routes)) }
+    }
+
+    /// Stops feeding `routes` (no output wants them any more): their sinks go, and each encoder
+    /// whose every route is among them is drained up to broadcast time `endNs` and closed.
+    /// Drops `context`.
+    func remove(context: HandlerContext, unused routes: Set<SampleRoute>, endNs: Int64) {
+        let (video, audioStagesDone): ([VideoEncodeStage], [AudioEncodeStage]) = parts.withLock { p in
+            p.contexts.removeAll { $0 === context }
+            for route in routes {
+                p.videoSinks[route] = nil
+                p.formats[route] = nil
+            }
+            let video = p.videoStages.filter { routes.contains($0.route) }
+            let aliases = p.mixedAliases
+            let audio = p.audioStages.filter { stage in
+                routes.contains(stage.route) && aliases[stage.route].map(routes.contains) != false
+            }
+            p.videoStages.removeAll { stage in video.contains { $0 === stage } }
+            p.audioStages.removeAll { stage in audio.contains { $0 === stage } }
+            return (video, audio)
+        }
+        audioGraph.removeSinks(for: Set(audioStagesDone.map(\.route)).union(routes.filter { if case .audio(_, .raw) = $0 { return true }; return false }))
+        for stage in video { stage.finish(at: endNs) }
+        for stage in audioStagesDone { stage.finish() }
     }
 
     /// Starts capturing: every frame goes through `timeline` to the video sinks; `onFirstFrame`
     /// runs once, with the first frame, before it is mapped (it starts the timeline).
     func start(timeline: Timeline, onFirstFrame: @escaping @Sendable (CapturedFrame) -> Void) {
-        let sinks = videoSinks
+        let parts = self.parts
         let first = Atomic<Bool>(false)
         capture.start { frame in
             if !first.exchange(true, ordering: .acquiringAndReleasing) { onFirstFrame(frame) }
             // Content time decides what is cut (paused spans); the tick's due time decides the slot.
             guard let b = timeline.broadcastTime(ofCapture: frame.captureTime) else { return }
             let slot = timeline.broadcastTime(ofCapture: frame.scheduledTime) ?? b
-            for sink in sinks { sink(frame, b, slot) }
+            for sink in parts.withLock({ Array($0.videoSinks.values) }) { sink(frame, b, slot) }
         }
         if !audioTracks.isEmpty {
             let graph = audioGraph
@@ -76,6 +141,7 @@ final class RecordingGraph: @unchecked Sendable {
         stopSources()
         // Audio as long as the video: silence up to the end, then the last partial block.
         audioGraph.finish(at: endNs)
+        let (videoStages, audioStages, contexts) = parts.withLock { ($0.videoStages, $0.audioStages, $0.contexts) }
         for stage in videoStages { stage.finish(at: endNs) }
         for stage in audioStages { stage.finish() }
         if discarding { for c in contexts { c.markDiscarding() } }

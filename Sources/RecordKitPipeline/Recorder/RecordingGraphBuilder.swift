@@ -122,11 +122,17 @@ struct RecordingGraphBuilder {
             audioGraph.deliver(type, samples: samples, frameCount: frames, captureNs: captureNs)
         }
         keep = true
-        return RecordingGraph(capture: capture, camera: capture as? CameraOverlaySource, audio: audio,
-                              audioTracks: audioTypes, audioGraph: audioGraph,
-                              videoStages: encoders.videoStages.filter { wanted.contains($0.route) },
-                              audioStages: encoders.audioStages.filter { wanted.contains($0.route) },
-                              dispatcher: dispatcher, contexts: contexts, videoSinks: encoders.videoSinks(for: wanted))
+        let opener = EncoderOpener(capture: capture, frameRate: configuration.screen.framesPerSecond, variableFrameRate: variable,
+                                   lowDelayForEveryRoute: Self.lowDelayForEveryRoute,
+                                   singleAudioTrack: audioTypes.count == 1 ? audioTypes.first : nil, slot: slot,
+                                   onRouteFailed: onRouteFailed, onOverload: onOverload)
+        let parts = RecordingGraph.Parts(
+            videoStages: encoders.videoStages.filter { wanted.contains($0.route) },
+            audioStages: encoders.audioStages.filter { wanted.contains($0.route) || encoders.mixedAliases[$0.route].map(wanted.contains) == true },
+            mixedAliases: encoders.mixedAliases, contexts: contexts, videoSinks: encoders.videoSinks(for: wanted),
+            formats: encoders.formats)
+        return RecordingGraph(capture: capture, camera: capture as? CameraOverlaySource, audio: audio, audioTracks: audioTypes, audioGraph: audioGraph,
+                              dispatcher: dispatcher, encoderOpener: opener, parts: parts)
     }
 }
 
@@ -180,7 +186,7 @@ extension RecordingGraphBuilder {
 
     /// How long the handlers of each spliced video route may wait for its video: the key frame
     /// interval, when ``StillRunEncoder`` drains x264, plus a second for its look-ahead.
-    private static func holds(for routes: Set<SampleRoute>) -> [SampleRoute: UInt64] {
+    static func holds(for routes: Set<SampleRoute>) -> [SampleRoute: UInt64] {
         var holds: [SampleRoute: UInt64] = [:]
         for route in routes {
             guard case .video(.encoded(let settings)) = route else { continue }

@@ -11,6 +11,9 @@
                                              InputMuteStateChanged events (inputs vs outputs subs)
   obs-clients.py shot    PORT PASSWORD DIR   obsws-python: GetSourceScreenshot PNG and JPEG saved
                                              as DIR/shot.png, DIR/shot.jpg
+  obs-clients.py outputs PORT PASSWORD DIR   obsws-python: StartReplayBuffer, StartRecord and
+                                             StartStream independently on one capture, the
+                                             record paused alone, each stopped on its own
 
 Prints one JSON object with what happened; every step is bounded in time.
 """
@@ -67,6 +70,55 @@ def record(port, password, directory):
     while time.time() < deadline:
         with lock:
             if any(e[1] == "OBS_WEBSOCKET_OUTPUT_STOPPED" for e in events): break
+        time.sleep(0.1)
+    with lock: out["events"] = list(events)
+    ev.disconnect(); rq.disconnect()
+    return out
+
+def outputs(port, password, directory):
+    import obsws_python as obs
+    events, lock = [], threading.Lock()
+    ev = obs.EventClient(host="127.0.0.1", port=port, password=password, timeout=10)
+    def on_record_state_changed(data):
+        with lock: events.append(("Record", data.output_state, getattr(data, "output_path", None)))
+    def on_replay_buffer_state_changed(data):
+        with lock: events.append(("ReplayBuffer", data.output_state, None))
+    def on_stream_state_changed(data):
+        with lock: events.append(("Stream", data.output_state, None))
+    ev.callback.register([on_record_state_changed, on_replay_buffer_state_changed, on_stream_state_changed])
+    rq = obs.ReqClient(host="127.0.0.1", port=port, password=password, timeout=30)
+    def active():
+        return {"record": rq.get_record_status().output_active, "replay": rq.get_replay_buffer_status().output_active,
+                "stream": rq.get_stream_status().output_active}
+    out = {}
+    rq.set_record_directory(directory)
+    rq.start_replay_buffer()
+    time.sleep(2)
+    t0 = time.time()
+    rq.start_record()
+    rq.start_stream()
+    time.sleep(3)
+    out["all"] = active()
+    rq.pause_record()
+    time.sleep(1.5)
+    out["record_paused"] = rq.get_record_status().output_paused
+    rq.resume_record()
+    time.sleep(1.5)
+    stopped = rq.stop_record()
+    out["record_wall"] = time.time() - t0
+    out["outputPath"] = stopped.output_path
+    out["after_record"] = active()
+    time.sleep(1)
+    rq.stop_stream()
+    out["after_stream"] = active()
+    rq.save_replay_buffer()
+    out["replay"] = rq.get_last_replay_buffer_replay().saved_replay_path
+    rq.stop_replay_buffer()
+    out["after_all"] = active()
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        with lock:
+            if any(e[0] == "ReplayBuffer" and e[1] == "OBS_WEBSOCKET_OUTPUT_STOPPED" for e in events): break
         time.sleep(0.1)
     with lock: out["events"] = list(events)
     ev.disconnect(); rq.disconnect()
@@ -242,6 +294,7 @@ if __name__ == "__main__":
     elif mode == "msgpack": result = msgpack_cycle(int(sys.argv[2]), sys.argv[3])
     elif mode == "badauth": result = badauth(int(sys.argv[2]))
     elif mode == "mute": result = mute(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+    elif mode == "outputs": result = outputs(int(sys.argv[2]), sys.argv[3], sys.argv[4])
     elif mode == "shot": result = shot(int(sys.argv[2]), sys.argv[3], sys.argv[4])
     elif mode == "storm": result = storm(int(sys.argv[2]), sys.argv[3])
     else: sys.exit(64)

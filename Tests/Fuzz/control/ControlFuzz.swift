@@ -6,9 +6,10 @@
 // same function, so the target always compiles and a finding can be reproduced without
 // the fuzzer. Any trap is a finding: the parser, the id recovery, the secret masking, the
 // stream-key substitution and the reply's encoding must be total. It links RecordKitControl
-// alone (no FFmpeg, X11 or PulseAudio): the capture values' own parsers (`CaptureRect.parse`, ...)
+// alone (no FFmpeg, X11 or PulseAudio): the capture values' own parsers (`PixelRect.parse`, ...)
 // are checked by their unit tests.
 import Foundation
+import FuzzSupport
 import RecordKitControl
 
 enum ControlFuzz {
@@ -46,31 +47,13 @@ public func fuzzControlInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
 /// A plain build: replays the files (or directories of files) given as arguments.
 @main
 struct Replay {
-    static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: path)).map { $0.sorted().map { path + "/" + $0 } } ?? [path]
-            for file in files {
-                guard let data = FileManager.default.contents(atPath: file) else { continue }
-                ControlFuzz.run(Array(data))
-            }
-        }
-        print("rk-fuzz-control: replayed \(CommandLine.arguments.count - 1) path(s) without a failure")
-    }
+    static func main() { FuzzDriver.replay("rk-fuzz-control", ControlFuzz.run) }
 }
-#endif
-
-#if RK_FUZZ
+#else
 // SwiftPM links an executable's entry as `rk_fuzz_control_main` (main is an alias of it): in the
 // libFuzzer build, that entry hands over to libFuzzer's own driver.
-@_silgen_name("LLVMFuzzerRunDriver")
-func llvmFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-
 @_cdecl("rk_fuzz_control_main")
 func fuzzEntry(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var vector = argv
-    return llvmFuzzerRunDriver(&count, &vector, fuzzControlInput)
+    FuzzDriver.run(argc, argv, fuzzControlInput)
 }
 #endif

@@ -6,6 +6,7 @@
 // with `-sanitize=fuzzer -parse-as-library -DRK_FUZZ` for libFuzzer; a plain build replays
 // the files given as arguments.
 import Foundation
+import FuzzSupport
 import RecordKitExtensionSDK
 
 enum ExtensionFuzz {
@@ -32,31 +33,13 @@ public func fuzzExtensionInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> In
 /// A plain build: replays the files (or directories of files) given as arguments.
 @main
 struct Replay {
-    static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: path)).map { $0.sorted().map { path + "/" + $0 } } ?? [path]
-            for file in files {
-                guard let data = FileManager.default.contents(atPath: file) else { continue }
-                ExtensionFuzz.run(Array(data))
-            }
-        }
-        print("rk-fuzz-extension: replayed \(CommandLine.arguments.count - 1) path(s) without a failure")
-    }
+    static func main() { FuzzDriver.replay("rk-fuzz-extension", ExtensionFuzz.run) }
 }
-#endif
-
-#if RK_FUZZ
+#else
 // SwiftPM links an executable's entry as `rk_fuzz_extension_main` (main is an alias of it): in the
 // libFuzzer build, that entry hands over to libFuzzer's own driver.
-@_silgen_name("LLVMFuzzerRunDriver")
-func llvmFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-
 @_cdecl("rk_fuzz_extension_main")
 func fuzzEntry(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var vector = argv
-    return llvmFuzzerRunDriver(&count, &vector, fuzzExtensionInput)
+    FuzzDriver.run(argc, argv, fuzzExtensionInput)
 }
 #endif

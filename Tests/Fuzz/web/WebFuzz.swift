@@ -9,6 +9,7 @@
 // HTTP route (an HTTP route runs as a task, which an EmbeddedChannel cannot host). Any trap is a
 // finding. A plain build replays files given as arguments through the same function.
 import Foundation
+import FuzzSupport
 import NIOCore
 import NIOEmbedded
 import RecordKitWeb
@@ -74,31 +75,13 @@ public func fuzzWebInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 /// A plain build: replays the files (or directories of files) given as arguments.
 @main
 struct Replay {
-    static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            let files = (try? FileManager.default.contentsOfDirectory(atPath: path)).map { $0.sorted().map { path + "/" + $0 } } ?? [path]
-            for file in files {
-                guard let data = FileManager.default.contents(atPath: file) else { continue }
-                WebFuzz.run(Array(data))
-            }
-        }
-        print("rk-fuzz-web: replayed \(CommandLine.arguments.count - 1) path(s) without a failure")
-    }
+    static func main() { FuzzDriver.replay("rk-fuzz-web", WebFuzz.run) }
 }
-#endif
-
-#if RK_FUZZ
-// SwiftPM links an executable's entry as `rk_fuzz_web_main`: in the libFuzzer build, that entry
-// hands over to libFuzzer's own driver.
-@_silgen_name("LLVMFuzzerRunDriver")
-func llvmFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-
+#else
+// SwiftPM links an executable's entry as `rk_fuzz_web_main` (main is an alias of it): in the
+// libFuzzer build, that entry hands over to libFuzzer's own driver.
 @_cdecl("rk_fuzz_web_main")
 func fuzzEntry(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var vector = argv
-    return llvmFuzzerRunDriver(&count, &vector, fuzzWebInput)
+    FuzzDriver.run(argc, argv, fuzzWebInput)
 }
 #endif

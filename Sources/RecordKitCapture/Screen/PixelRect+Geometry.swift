@@ -1,32 +1,14 @@
-/// A rectangle in root-window (screen) pixel coordinates, origin at the top-left corner.
-package struct CaptureRect: Sendable, Equatable, CustomStringConvertible {
-    /// Left edge, in pixels from the left of the screen.
-    package var x: Int
-    /// Top edge, in pixels from the top of the screen.
-    package var y: Int
-    /// Width in pixels.
-    package var width: Int
-    /// Height in pixels.
-    package var height: Int
+import RecordKit
 
-    /// Creates a rectangle. No validation happens here; ``ScreenCapture`` checks that a region
-    /// lies inside the screen when it opens the display.
-    package init(x: Int, y: Int, width: Int, height: Int) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-
-    /// The rectangle in X11 geometry form, `WIDTHxHEIGHT+X+Y` (what ``parse(_:)`` reads).
-    package var description: String { "\(width)x\(height)+\(x)+\(y)" }
-
+/// A capture rectangle is the SDK's ``PixelRect`` (one type for a rectangle of pixels); on the
+/// screen its origin is the root window's top-left corner. Its text form is X11 geometry.
+extension PixelRect {
     /// Parses X11 geometry `WIDTHxHEIGHT+X+Y`, e.g. `640x480+100+50`.
     ///
     /// Width and height must be positive; offsets are non-negative and measured from the
     /// top-left corner (the `-X` "from the right" form of X11 geometry is not accepted).
     /// - Throws: ``CaptureError`` of kind `.badRegion` quoting the input and the expected form.
-    package static func parse(_ text: String) throws(CaptureError) -> CaptureRect {
+    package static func parse(_ text: String) throws(CaptureError) -> PixelRect {
         let bad = CaptureError(.badRegion,
             "invalid region \"\(text)\": expected WIDTHxHEIGHT+X+Y in pixels, e.g. 640x480+100+50")
         let trimmed = text.trimmingASCIIWhitespace()
@@ -43,7 +25,7 @@ package struct CaptureRect: Sendable, Equatable, CustomStringConvertible {
             throw CaptureError(.badRegion,
                 "invalid region \"\(text)\": width and height must be positive (WIDTHxHEIGHT+X+Y, e.g. 640x480+100+50)")
         }
-        return CaptureRect(x: x, y: y, width: width, height: height)
+        return PixelRect(x: x, y: y, width: width, height: height)
     }
 
     /// A non-negative decimal made of ASCII digits only (no sign, no spaces), or nil.

@@ -1,0 +1,53 @@
+import RecordKit
+import RecordKitExtensions
+import RecordKitPipeline
+
+extension RecordingSession {
+    /// Attaches the outputs `arguments` asks for (file, `--rtmp`, `--replay-buffer`,
+    /// `--preview`, `--extension`) to the running capture (``Recorder/attach(_:)``): handlers come
+    /// by name from the catalog of `builtins` as at start, named after the names in `taken` (the
+    /// outputs this capture has or had, never reused), each with a working directory under
+    /// `workingDirectory`. Returns them as the journal records them, and the recording's time
+    /// (seconds) they were attached at. Throws `bad_argument` for
+    /// no output, an unknown extension or a refused setup, `failed` when an encoder cannot open.
+    func attach(arguments: StartArguments, builtins: [BuiltinExtension], workingDirectory: String?,
+                taken: Set<String>) throws(ControlError) -> (handlers: [SessionJournal.Handler], atSeconds: Double) {
+        let catalog = ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: arguments.extensionsDirs)
+        let requests = try arguments.extensionRequests(catalog: catalog).requests
+        guard !requests.isEmpty else {
+            throw ControlError(.badArgument, "nothing to add to the running recording: ask for an output (`recordctl start --help` lists them) or --extension")
+        }
+        let registrations: [HandlerRegistration]
+        do throws(ExtensionError) {
+            registrations = try catalog.registrations(for: requests, workingDirectories: workingDirectory, taken: taken)
+        } catch {
+            throw ControlError(.badArgument, error.message)
+        }
+        let atSeconds: Double
+        do throws(RecorderError) { atSeconds = try recorder.attach(registrations) } catch { throw error.controlError }
+        return (zip(requests, registrations).map { request, registration in
+            SessionJournal.Handler(name: registration.name, extension: request.name, directory: registration.workingDirectory)
+        }, atSeconds)
+    }
+
+    /// Detaches the output `name` (``Recorder/detach(_:discard:)``); returns its final report and
+    /// the recording's time (seconds) it ended at.
+    func detach(_ name: String, discard: Bool = false) throws(ControlError) -> (report: HandlerReport, endSeconds: Double) {
+        do throws(RecorderError) {
+            let (report, endSeconds) = try recorder.detach(name, discard: discard)
+            return (HandlerReport(report), endSeconds)
+        } catch {
+            throw error.controlError
+        }
+    }
+
+    /// Pauses the output `name` alone.
+    func pauseOutput(_ name: String) throws(ControlError) {
+        do throws(RecorderError) { try recorder.pauseOutput(name) } catch { throw error.controlError }
+    }
+
+    /// Resumes the output `name` at its next key frame.
+    func resumeOutput(_ name: String) throws(ControlError) {
+        do throws(RecorderError) { try recorder.resumeOutput(name) } catch { throw error.controlError }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import XCTest
+
+/// Outputs that come and go on one running capture (docs/ARCHITECTURE.md, "Lifecycle"): a
+/// replay buffer runs while files and an RTMP stream are added with `recordctl start` and
+/// stopped with `recordctl stop ID`, through a private `recordd` on the rig's display,
+/// PulseAudio and nginx-rtmp. Everything is checked by decoding what was written.
+final class AttachOutputTests: EndToEndTestCase {
+    private var service: ServiceHarness!
+    private let region = "320x240+0+0"
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        service = try ServiceHarness(rig: rig, workDir: workDir)
+        addTeardownBlock { [service] in service?.shutdown() }
+    }
+
+    /// `start --no-file --replay-buffer 30`, then a file added and stopped twice (the second
+    /// paused alone for 2 s), an RTMP stream added and stopped beside the first: each file is
+    /// whole (starts with a key frame, video and both audio tracks, as long as it was attached,
+    /// the second without its pause), the stream reached the server, the buffer never paused
+    /// and its clip saved afterwards plays; the file shares the buffer's video encoder, the
+    /// stream's encoder stops with it; each change is an event; the last output's stop ends the recording.
+    func testFilesAndAStreamComeAndGoBesideARunningReplayBuffer() throws {
+        let (url, recordDir) = try rtmpServer()
+        let key = "testkey-attach-\(UUID().uuidString.prefix(8).lowercased())"
+        defer { RTMPServerRecordings.remove(key, in: recordDir) }
+        try movingPattern(title: "rk-attach-pattern")
+        let events = try service.watchEvents()
+        let id = try service.ok(["start", "--frame-rate-mode", "constant", "--region", region, "--no-file", "--replay-buffer", "30"])
+        Thread.sleep(forTimeInterval: 2)
+
+        // The first file and the stream.
+        let fileA = path("a.mp4")
+        let idA = try service.ok(["start", "--output", fileA])
+        let idStream = try service.ok(["start", "--no-file", "--rtmp", "\(url)/\(key)"])
+        XCTAssertEqual([idA, idStream], ["file", "rtmp"], "each added output has its own id")
+        Thread.sleep(forTimeInterval: 5)
+        let during = try recorderStatus()
+        let names = (during["handlers"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        XCTAssertEqual(names, ["replay-buffer", "file", "rtmp"], "status lists every output: \(during)")
+        XCTAssertEqual(during["videoEncoders"] as? Int, 2, "the file shares the buffer's encoder; the stream has its own settings: \(during)")
+        XCTAssertEqual(try service.ok(["stop", idA]), fileA, "stop ID prints that output's file")
+        XCTAssertEqual(try recorderStatus()["state"] as? String, "recording", "the capture goes on")
+
+        // The second file, paused alone for 2 s, while the stream goes on; then the stream stops.
+        let fileB = path("b.mp4")
+        let idB = try service.ok(["start", "--output", fileB])
+        XCTAssertEqual(idB, "file-2", "ids are not reused")
+        Thread.sleep(forTimeInterval: 2)
+        try service.ok(["pause", idB])
+        Thread.sleep(forTimeInterval: 2)
+        let paused = try recorderStatus()
+        let pausedFlags = Dictionary(uniqueKeysWithValues: (paused["handlers"] as? [[String: Any]] ?? []).map {
+            ($0["name"] as? String ?? "", $0["paused"] as? Bool ?? false)
+        })
+        XCTAssertEqual(pausedFlags, ["replay-buffer": false, "rtmp": false, "file-2": true], "only the file pauses: \(paused)")
+        XCTAssertEqual(paused["state"] as? String, "recording")
+        try service.ok(["resume", idB])
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(try service.ok(["stop", idB]), fileB)
+        let streamStopped = try service.ctl(["stop", idStream])
+        XCTAssertEqual(streamStopped.exitCode, Recordctl.Exit.ok, "\(streamStopped)")
+        XCTAssertFalse(streamStopped.stdout.contains(key), "the stream key is masked: \(streamStopped.stdout)")
+        let after = try recorderStatus()
+        XCTAssertEqual((after["handlers"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }, ["replay-buffer"])
+        XCTAssertEqual(after["videoEncoders"] as? Int, 1, "the stream's encoder stopped with it: \(after)")
+
+        let clip = path("clip.mp4")
+        XCTAssertEqual(try service.ok(["save-replay", "--seconds", "10", "--output", clip]), clip)
+        let finalStop = try service.ctl(["stop", "replay-buffer"])
+        XCTAssertEqual(finalStop.exitCode, Recordctl.Exit.ok, "the last output's stop ends the recording: \(finalStop)")
+        XCTAssertNil(try service.status()["recording"], "no recording runs")
+        let seen = events.finish()
+        func outputEvents(_ kind: String) -> [String] {
+            seen.filter { $0["kind"] as? String == kind && $0["recordingId"] as? String == id }.compactMap { $0["handler"] as? String }
+        }
+        XCTAssertEqual(outputEvents("output-started"), ["file", "rtmp", "file-2"])
+        XCTAssertEqual(outputEvents("output-stopped"), ["file", "file-2", "rtmp"])
+        XCTAssertEqual(outputEvents("output-paused"), ["file-2"])
+        // The recording's time (broadcast seconds) at each output event: how long each file was attached.
+        func time(_ kind: String, _ handler: String) -> Double {
+            seen.first { $0["kind"] as? String == kind && $0["handler"] as? String == handler }.flatMap { ($0["time"] as? NSNumber)?.doubleValue } ?? -99
+        }
+        verbose("output events: " + seen.filter { ($0["kind"] as? String)?.hasPrefix("output-") == true }
+            .map { "\($0["kind"] ?? "") \($0["handler"] ?? "") at \($0["time"] ?? "")" }.joined(separator: ", "))
+        let spanA = time("output-stopped", "file") - time("output-started", "file")
+        let spanB = time("output-stopped", "file-2") - time("output-started", "file-2")
+            - (time("output-resumed", "file-2") - time("output-paused", "file-2"))
+        try assertWhole(fileA, seconds: spanA, tolerance: 0.6)
+        try assertWhole(fileB, seconds: spanB, tolerance: 0.6)
+        let streams = RTMPServerRecordings.wait(for: key, in: recordDir, count: 1)
+        XCTAssertEqual(streams.count, 1, "the server recorded the stream once")
+        if let flv = streams.first {
+            let probe = try FFprobe.probe(flv)
+            XCTAssertEqual(probe.video.count, 1, "\(probe)")
+            XCTAssertEqual(probe.audio.count, 1, "the mixed track: \(probe)")
+            XCTAssertGreaterThanOrEqual(probe.video.first?.frameCount ?? 0, Int(30 * 10), "about 14 s of stream: \(probe)")
+        }
+        let clipProbe = try FFprobe.probe(clip)
+        XCTAssertEqual(clipProbe.video.count, 1, "\(clipProbe)")
+        XCTAssertEqual(clipProbe.audio.count, 2, "\(clipProbe)")
+        XCTAssertGreaterThanOrEqual(clipProbe.video.first?.frameCount ?? 0, 30 * 10 - 5, "the clip has its 10 s: \(clipProbe)")
+        let clipKeys = try FFprobe.keyFrameTimes(clip, streamIndex: clipProbe.video[0].index)
+        XCTAssertEqual(clipKeys.first ?? -1, 0, accuracy: 0.001, "the clip starts with a key frame")
+    }
+
+    /// A `start` that names other capture options while a capture runs is refused (exit 75)
+    /// with the option it differs in, and the capture goes on; an unknown output id is a usage
+    /// error (exit 64); `stop` of the recording's id stops it whole.
+    func testStartWithOtherCaptureOptionsIsRefusedAndTheCaptureGoesOn() throws {
+        let id = try service.ok(["start", "--region", region, "--no-file", "--replay-buffer", "10"])
+        let other = try service.ctl(["start", "--fps", "15", "--output", path("x.mp4")])
+        XCTAssertEqual(other.exitCode, 75, "\(other)")
+        XCTAssertTrue(other.stderr.contains("--fps 15") && other.stderr.contains("stop the recording first"), other.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mp4")), "nothing was written")
+        let unknown = try service.ctl(["stop", "no-such-output"])
+        XCTAssertEqual(unknown.exitCode, Recordctl.Exit.usage, "\(unknown)")
+        XCTAssertTrue(unknown.stderr.contains("replay-buffer"), "the error lists the outputs: \(unknown.stderr)")
+        XCTAssertEqual(try recorderStatus()["state"] as? String, "recording")
+        try service.ok(["stop", id])
+        XCTAssertNil(try service.status()["recording"], "stop of the recording's id stops it")
+    }
+
+    /// `path` decodes whole: it starts with a key frame (at zero), has video and both audio
+    /// tracks, its video lasts `seconds` ± `tolerance` (the recording's time between its output
+    /// events) with at least 40 % of 30 fps in frames, and its audio as long as its video.
+    private func assertWhole(_ path: String, seconds: Double, tolerance: Double, line: UInt = #line) throws {
+        let probe = try FFprobe.probe(path)
+        XCTAssertEqual(probe.video.count, 1, "\(path): \(probe)", line: line)
+        XCTAssertEqual(probe.audio.count, 2, "\(path): both audio tracks: \(probe)", line: line)
+        guard let video = probe.video.first else { return }
+        let span = try FFprobe.packetSpan(path, streamIndex: video.index)
+        verbose("\(path): \(probe); attached \(String(format: "%.2f", seconds)) s")
+        // By time, not frames: a loaded machine's encoder drops frames (an `overload` event), the time stays.
+        XCTAssertEqual(span.end - span.first, seconds, accuracy: tolerance, "\(path): \(span) for \(seconds) s attached", line: line)
+        XCTAssertGreaterThanOrEqual(Double(video.frameCount ?? 0), seconds * 30 * 0.4, "\(path): frames", line: line)
+        let keys = try FFprobe.keyFrameTimes(path, streamIndex: video.index)
+        let packets = try FFprobe.packetTimes(path, streamIndex: video.index)
+        XCTAssertEqual(keys.first ?? -1, packets.min() ?? -2, accuracy: 0.001, "\(path): the first frame is a key frame", line: line)
+        XCTAssertLessThan(keys.first ?? 99, 0.1, "\(path): the video starts at zero", line: line)
+        for audio in probe.audio {
+            let a = try FFprobe.packetSpan(path, streamIndex: audio.index)
+            XCTAssertEqual(a.end - a.first, span.end - span.first, accuracy: 0.5, "\(path): audio #\(audio.index) as long as the video", line: line)
+        }
+    }
+
+    private func recorderStatus() throws -> [String: Any] {
+        let recording = try XCTUnwrap(try service.status()["recording"] as? [String: Any], "a recording is running")
+        var recorder = try XCTUnwrap(recording["recorder"] as? [String: Any])
+        recorder["state"] = recording["state"]
+        return recorder
+    }
+
+    private func rtmpServer() throws -> (url: String, recordDir: String) {
+        guard let url = rig.rtmpURL, !url.isEmpty, let dir = rig.rtmpRecordDir, !dir.isEmpty else {
+            throw RigError(description: "RK_RTMP_URL / RK_RTMP_REC_DIR not set: run scripts/test.sh (it starts the rig's nginx-rtmp)")
+        }
+        return (url, dir)
+    }
+}
