@@ -12,6 +12,7 @@ PKGS=(
   ffmpeg xvfb x11-utils x11-xserver-utils xdotool openbox
   pulseaudio pulseaudio-utils
   pipewire pipewire-pulse wireplumber
+  gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base
   nginx-light libnginx-mod-rtmp
   stunnel4 openssl
   srt-tools

@@ -10,6 +10,10 @@
 #   scripts/wayland-rig.sh bg '#RRGGBB'    set the output's solid background colour
 #   scripts/wayland-rig.sh portal-output NAME   cast output NAME without a dialog (restarts the backend)
 #   scripts/wayland-rig.sh stop-portal-backend  stop xdg-desktop-portal-wlr (a cast ends; `start` brings it back)
+#   scripts/wayland-rig.sh camera-start    a test camera (after `start`): the PipeWire node rk-test-camera,
+#                                          media.class Video/Source, media.role Camera, fed by GStreamer's
+#                                          videotestsrc: SMPTE colour bars, BGRx 320x240 at 30 fps
+#   scripts/wayland-rig.sh camera-stop     stop the test camera (its node goes away)
 #
 # Run as root (it installs packages and makes the user); everything of the session runs as the
 # unprivileged user `rkwayland` (sway refuses root, and that user's session bus refuses root
@@ -115,7 +119,7 @@ setup_paths() {
 exe_of() {
   case $1 in
     dbus) echo dbus-daemon ;; pipewire) echo pipewire ;; wireplumber) echo wireplumber ;;
-    sway) echo sway ;; xdpw|portal) echo xdg-desktop-por ;;
+    sway) echo sway ;; xdpw|portal) echo xdg-desktop-por ;; camera) echo gst-launch-1.0 ;;
   esac
 }
 pid_of() { [ -s "$PIDS/$1.pid" ] && cat "$PIDS/$1.pid" || true; }
@@ -168,6 +172,7 @@ answers() {
     wireplumber) user_cmd timeout 5 pw-cli ls Metadata | grep -q 'metadata.name = "default"' ;;
     sway) [ -n "$(wayland_display)" ] && [ -n "$(sway_sock)" ] && user_cmd timeout 5 swaymsg -t get_outputs | grep -q HEADLESS-1 ;;
     xdpw) bus_has org.freedesktop.impl.portal.desktop.wlr ;;
+    camera) user_cmd timeout 5 pw-cli ls Node | grep -q 'node.name = "rk-test-camera"' ;;
     portal) bus_has org.freedesktop.portal.Desktop && user_cmd timeout 5 busctl --user get-property \
       org.freedesktop.portal.Desktop /org/freedesktop/portal/desktop org.freedesktop.portal.ScreenCast AvailableSourceTypes ;;
   esac
@@ -263,6 +268,13 @@ start_one() {
       spawn xdpw env WAYLAND_DISPLAY="$(wayland_display)" XDPW_PERSIST_MODE=permanent "$XDPW_BIN" -l INFO ;;
     portal)
       spawn portal env WAYLAND_DISPLAY="$(wayland_display)" /usr/libexec/xdg-desktop-portal ;;
+    camera)
+      # The test camera: a PipeWire video source node with the camera role and a known picture
+      # (SMPTE bars: 75 % white, yellow, cyan, green, magenta, red, blue from left to right).
+      spawn camera gst-launch-1.0 -q videotestsrc pattern=smpte is-live=true \
+        ! video/x-raw,format=BGRx,width=320,height=240,framerate=30/1 \
+        ! pipewiresink mode=provide \
+        'stream-properties=props,media.class=Video/Source,media.role=Camera,node.name=rk-test-camera,node.description=RecordKit-test-camera' ;;
   esac
   wait_until 20 answers "$name" || die "$name does not answer (see $LOGS/$name.log)"
   log "$name up"
@@ -300,6 +312,7 @@ cmd_stop() {
   load_dir
   setup_paths
   local i
+  stop_one camera
   for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do stop_one "${COMPONENTS[$i]}"; done
   # Whatever `run` left behind in the session (a stray test client) belongs to the user.
   log "stopped"
@@ -343,5 +356,7 @@ case ${1:-} in
   bg) load_dir; setup_paths; user_cmd swaymsg output HEADLESS-1 bg "${2:?colour}" solid_color >/dev/null ;;
   portal-output) cmd_portal_output "${2:?output name}" ;;
   stop-portal-backend) load_dir; setup_paths; stop_one xdpw ;;
-  *) echo "usage: $0 start|stop|status|env|run CMD...|bg '#RRGGBB'|portal-output NAME|stop-portal-backend" >&2; exit 64 ;;
+  camera-start) load_dir; setup_paths; [ -s "$ENV_FILE" ] || die "the rig is not running: scripts/wayland-rig.sh start"; start_one camera ;;
+  camera-stop) load_dir; setup_paths; stop_one camera ;;
+  *) echo "usage: $0 start|stop|status|env|run CMD...|bg '#RRGGBB'|portal-output NAME|stop-portal-backend|camera-start|camera-stop" >&2; exit 64 ;;
 esac

@@ -192,7 +192,7 @@ static void on_global_remove(void *data, uint32_t id) {
     if (id != c->node_id || c->gone) return;
     c->gone = 1;
     signal_state(c, 1);
-    c->on_event(c->userdata, RK_PW_EVENT_GONE, "the screen cast's PipeWire node went away");
+    c->on_event(c->userdata, RK_PW_EVENT_GONE, "the PipeWire node went away");
 }
 
 static const struct pw_registry_events registry_events = { PW_VERSION_REGISTRY_EVENTS, .global_remove = on_global_remove };
@@ -201,8 +201,21 @@ static void set_err(char *err, size_t len, const char *what, int res) {
     if (err && len) snprintf(err, len, "%s (%s)", what, strerror(res < 0 ? -res : res));
 }
 
+static rk_pw_capture *capture_open(int fd, uint32_t node_id, uint32_t max_fps, const char *name, const char *role,
+                                   rk_pw_frame_fn on_frame, rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
+
 rk_pw_capture *rk_pw_capture_open(int fd, uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
                                   rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen) {
+    return capture_open(fd, node_id, max_fps, "RecordKit screen", "Screen", on_frame, on_event, userdata, err, errlen);
+}
+
+rk_pw_capture *rk_pw_camera_open(uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
+                                 rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen) {
+    return capture_open(-1, node_id, max_fps, "RecordKit camera", "Camera", on_frame, on_event, userdata, err, errlen);
+}
+
+static rk_pw_capture *capture_open(int fd, uint32_t node_id, uint32_t max_fps, const char *name, const char *role,
+                                   rk_pw_frame_fn on_frame, rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, once_init);
     struct rk_pw_capture *c = calloc(1, sizeof(*c));
@@ -229,8 +242,8 @@ rk_pw_capture *rk_pw_capture_open(int fd, uint32_t node_id, uint32_t max_fps, rk
     pw_core_add_listener(c->core, &c->core_listener, &core_events, c);
     c->registry = pw_core_get_registry(c->core, PW_VERSION_REGISTRY, 0);
     if (c->registry) pw_registry_add_listener(c->registry, &c->registry_listener, &registry_events, c);
-    c->stream = pw_stream_new(c->core, "RecordKit screen",
-        pw_properties_new(PW_KEY_MEDIA_TYPE, "Video", PW_KEY_MEDIA_CATEGORY, "Capture", PW_KEY_MEDIA_ROLE, "Screen", NULL));
+    c->stream = pw_stream_new(c->core, name,
+        pw_properties_new(PW_KEY_MEDIA_TYPE, "Video", PW_KEY_MEDIA_CATEGORY, "Capture", PW_KEY_MEDIA_ROLE, role, NULL));
     if (!c->stream) {
         pw_thread_loop_unlock(c->loop);
         set_err(err, errlen, "cannot create a PipeWire stream", errno);

@@ -26,6 +26,8 @@ package enum EngineRequest: Codable, Sendable, Equatable {
     case monitors(json: Bool)
     /// `recordctl audio-sources`: the applications, sinks and sources of `$PULSE_SERVER`.
     case audioSources(json: Bool)
+    /// `recordctl cameras`: PipeWire's camera nodes and the V4L2 devices.
+    case cameras(json: Bool)
 
     /// The environment variable that carries the request.
     package static let environmentKey = "RECORDCTL_ENGINE_REQUEST"
@@ -42,6 +44,7 @@ package enum EngineRequest: Codable, Sendable, Equatable {
         case .checkConfig: return "config-check"
         case .monitors: return "monitors"
         case .audioSources: return "audio-sources"
+        case .cameras: return "cameras"
         }
     }
 

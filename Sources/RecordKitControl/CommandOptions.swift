@@ -20,7 +20,8 @@ package struct CommandOptions: Codable, Sendable, Equatable {
 
     /// `audio-switch`: the track, "mic" or "app".
     package var track: String?
-    /// `audio-switch`: true to record the track's source, false for silence.
+    /// `audio-switch`: true to record the track's source, false for silence. `camera-switch`:
+    /// true to draw the camera's corner, false to hide it.
     package var enabled: Bool?
 
     /// `screenshot`: "png" (default), "jpg" or "jpeg".

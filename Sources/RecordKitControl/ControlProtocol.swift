@@ -53,6 +53,10 @@ package enum ControlCommand: String, Codable, Sendable, CaseIterable {
     /// (``ControlRequest/options``: `track` "mic" or "app", `enabled`): ReplayKit's
     /// `isMicrophoneEnabled`. Answers with the switch's broadcast `time`.
     case audioSwitch = "audio-switch"
+    /// Switch the camera's corner of the running recording off (hidden) or back on
+    /// (``ControlRequest/options``: `enabled`): ReplayKit's `isCameraEnabled`. Answers with the
+    /// switch's broadcast `time`.
+    case cameraSwitch = "camera-switch"
     /// Write the recording's newest picture as an image (``ControlRequest/options``: `output`
     /// absolute, `overwrite`, `format` "png"/"jpg", `width`, `height`, `quality`); answers
     /// with its `path`.

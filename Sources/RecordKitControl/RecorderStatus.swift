@@ -24,6 +24,12 @@ package struct CaptureStatus: Sendable, Codable {
     /// The audio tracks switched off (recording silence), by type name (`audioMic`, `audioApp`);
     /// empty when every track records; nil without audio or from an older service.
     package var audioMuted: [String]?
+    /// The camera composited into the picture (`--camera`): its name; nil without a camera.
+    package var camera: String?
+    /// Whether the camera's corner is drawn now (`recordctl camera off|on`); nil without a camera.
+    package var cameraEnabled: Bool?
+    /// Why the camera stopped delivering while recording (its corner is left out), or nil.
+    package var cameraLost: String?
     /// Damage-driven capture counters (grabs, conversions, damaged area); nil before capture starts.
     package var damage: DamageStatus?
 

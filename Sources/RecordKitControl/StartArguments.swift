@@ -69,6 +69,15 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var onSaved: [String] = []
     /// Seconds a hook may run before it is ended (nil: ``HookDefaults/timeoutSeconds``).
     package var hookTimeout: Double?
+    /// The camera composited into the picture (`--camera [NAME]`): its name, "" for the first
+    /// camera, nil for none.
+    package var camera: String?
+    /// The camera's corner (`--camera-position`): top-left, top-right, bottom-left, bottom-right.
+    package var cameraPosition: String = "bottom-right"
+    /// The camera's width in percent of the picture's (`--camera-size`, "25%").
+    package var cameraSize: String = "25%"
+    /// The camera's corner starts hidden (`--camera-off`) until `camera-switch` turns it on.
+    package var cameraOff = false
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     package init() {}
@@ -106,5 +115,9 @@ package struct StartArguments: Codable, Sendable, Equatable {
         uploadReplays = try c.decodeIfPresent(UploadOptions.self, forKey: .uploadReplays)
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
         hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)
+        camera = try c.decodeIfPresent(String.self, forKey: .camera)
+        cameraPosition = try c.decodeIfPresent(String.self, forKey: .cameraPosition) ?? d.cameraPosition
+        cameraSize = try c.decodeIfPresent(String.self, forKey: .cameraSize) ?? d.cameraSize
+        cameraOff = try c.decodeIfPresent(Bool.self, forKey: .cameraOff) ?? d.cameraOff
     }
 }

@@ -1,11 +1,16 @@
 import RecordKitCapture
 
 /// Registers the PipeWire sources with ``VideoSourceRegistry``: "portal", the Wayland screen
-/// through the ScreenCast portal (``PortalScreenCapture``). The executables call it once at
-/// start; the pipeline and the service then find the source by name.
+/// through the ScreenCast portal (``PortalScreenCapture``); and with ``CameraSourceRegistry``:
+/// PipeWire's camera nodes (``PipeWireCamera``). The executables call it once at start; the
+/// pipeline and the service then find the sources by name.
 package enum PipeWireSources {
-    /// Registers "portal" (idempotent).
+    /// Registers "portal" and the "pipewire" cameras (idempotent).
     package static func register() {
+        CameraSourceRegistry.register("pipewire", list: { () throws(CaptureError) -> [CameraInfo] in try PipeWireCamera.list() },
+                                      open: { (name: String?, fps: Int) throws(CaptureError) -> any CameraSource in
+            try PipeWireCamera.open(name, framesPerSecond: fps)
+        })
         VideoSourceRegistry.register("portal", monitors: { (_: String?) throws(CaptureError) -> [MonitorInfo] in
             try portalMonitors()
         }, factory: { (configuration: ScreenCaptureConfiguration) throws(CaptureError) -> any VideoSource in

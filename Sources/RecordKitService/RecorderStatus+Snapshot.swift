@@ -31,6 +31,9 @@ extension CaptureStatus {
         audioOffsetMs = capture.audioOffsetMs
         audioLevelsDb = capture.audioLevelsDb
         audioMuted = capture.audioMuted
+        camera = capture.camera
+        cameraEnabled = capture.cameraEnabled
+        cameraLost = capture.cameraLost
         damage = capture.counters.map { counters in
             var damage = DamageStatus()
             damage.tracking = counters.damageTracking

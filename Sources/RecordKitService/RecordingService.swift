@@ -89,6 +89,8 @@ package final class RecordingService: Sendable {
                 return .success(id, try screenshot(request.options ?? CommandOptions()))
             case .audioSwitch:
                 return .success(id, try switchAudio(request.options ?? CommandOptions()))
+            case .cameraSwitch:
+                return .success(id, try switchCamera(request.options ?? CommandOptions()))
             case .upload, .uploads, .uploadPause, .uploadResume, .uploadCancel:
                 return .success(id, try handleUpload(request.cmd, request.options ?? CommandOptions()))
             case .shutdown:

@@ -93,4 +93,10 @@ extension RecordingSession {
     package func setAudioEnabled(_ enabled: Bool, track: SampleBufferType) throws(ControlError) -> Double {
         do throws(RecorderError) { return try recorder.setAudioEnabled(enabled, track: track) } catch { throw error.controlError }
     }
+
+    /// Switches the recording's camera corner on or off (``Recorder/setCameraEnabled(_:)``);
+    /// returns the switch's broadcast time in seconds.
+    package func setCameraEnabled(_ enabled: Bool) throws(ControlError) -> Double {
+        do throws(RecorderError) { return try recorder.setCameraEnabled(enabled) } catch { throw error.controlError }
+    }
 }

@@ -14,6 +14,7 @@ extension StartArguments {
             throw error.controlError
         }
         try applySources(to: &configuration)  // frame-rate mode, monitor, one application's audio
+        try applyCamera(to: &configuration)  // the camera in a corner
         configuration.screen.source = source
         if micOff { configuration.mutedAtStart.insert(.audioMic) }  // the live mic switch, off from the start
         return configuration

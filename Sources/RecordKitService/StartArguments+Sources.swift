@@ -12,6 +12,16 @@ extension StartArguments {
             throw error.controlError
         }
     }
+
+    /// Applies `camera`, `cameraPosition`, `cameraSize` and `cameraOff` (the camera in a corner);
+    /// malformed values are `bad_argument`.
+    func applyCamera(to configuration: inout RecordingConfiguration) throws(ControlError) {
+        do throws(RecorderError) {
+            try configuration.applyCamera(camera, position: cameraPosition, size: cameraSize, off: cameraOff)
+        } catch {
+            throw error.controlError
+        }
+    }
 }
 
 /// Damage-driven capture counters in `recordctl status`.
@@ -21,9 +31,15 @@ package typealias MonitorEntry = DisplayMonitor
 /// Applications, sinks and sources in `recordctl audio-sources`.
 package typealias AudioSourcesEntry = AudioSourceInventory
 
+/// One camera in `recordctl cameras`.
+package typealias CameraEntry = CameraDevice
+
 /// The display's monitors and the audio server's sources, for `recordctl monitors` and
 /// `recordctl audio-sources`.
 package enum SourceListing {
+    /// Every camera (PipeWire's camera nodes, V4L2 devices), and why an API could not be asked.
+    package static func cameras() -> (cameras: [CameraEntry], problems: [String]) { CaptureSources.cameras() }
+
     /// The RandR monitors of `display`; `unavailable` without the display.
     package static func monitors(display: String?) throws(ControlError) -> [MonitorEntry] {
         do throws(RecorderError) { return try CaptureSources.monitors(display: display) } catch { throw error.controlError }

@@ -27,6 +27,8 @@ enum EngineVerbs {
             return 0
         case let .monitors(json):
             return SourceListingVerbs.monitors(json: json)
+        case let .cameras(json):
+            return SourceListingVerbs.cameras(json: json)
         case let .audioSources(json):
             return SourceListingVerbs.audioSources(json: json)
         }

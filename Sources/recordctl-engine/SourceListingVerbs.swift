@@ -16,6 +16,26 @@ enum SourceListingVerbs {
         }
     }
 
+    /// The cameras: PipeWire's `Video/Source` nodes (name, node id, description, role) and the
+    /// V4L2 devices (listed only). Always 0; an API that could not be asked is a `note:` line on
+    /// standard error (JSON: `problems`).
+    static func cameras(json: Bool) -> Int32 {
+        let (cameras, problems) = SourceListing.cameras()
+        if json {
+            struct Listing: Encodable { let cameras: [CameraEntry]; let problems: [String] }
+            Console.json(Listing(cameras: cameras, problems: problems))
+            return 0
+        }
+        for c in cameras {
+            let id = c.nodeID.map { "node \($0)" } ?? "-"
+            Console.out("\(c.api)\t\(c.name)\t\(id)\t\(c.description.isEmpty ? "-" : c.description)\t\(c.detail.isEmpty ? "-" : c.detail)"
+                + (c.recordable ? "" : "\tlisted only: record it through PipeWire"))
+        }
+        if cameras.isEmpty { Console.error("no camera: PipeWire has no Video/Source node and there is no V4L2 device") }
+        for p in problems { Console.error("note: \(p)") }
+        return 0
+    }
+
     /// The applications playing now, the sinks and the sources; 69 without a server.
     static func audioSources(json: Bool) -> Int32 {
         list(json: json, { () throws(ControlError) in

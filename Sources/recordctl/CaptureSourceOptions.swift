@@ -21,6 +21,19 @@ struct CaptureSourceOptions: ParsableArguments {
         + "application name or process id (`recordctl audio-sources` lists them).", valueName: "NAME|PID"))
     var appAudioFrom: String?
 
+    @Option(help: ArgumentHelp("Composite a camera picture-in-picture into the recording: a name from `recordctl cameras` "
+        + "(node name, description or node id); `--camera` alone (or `*`) takes the first camera.", valueName: "NAME"))
+    var camera: String?
+
+    @Option(help: ArgumentHelp("The camera's corner: top-left, top-right, bottom-left or bottom-right. Default bottom-right.", valueName: "CORNER"))
+    var cameraPosition: String?
+
+    @Option(help: ArgumentHelp("The camera's width in percent of the picture's width (1% to 100%), aspect kept. Default 25%.", valueName: "PERCENT"))
+    var cameraSize: String?
+
+    @Flag(help: "Start with the camera's corner hidden (`recordctl camera on` shows it).")
+    var cameraOff = false
+
     /// Rejects combinations that contradict the other capture options.
     func check(region: String?, window: String?, noAppAudio: Bool, appSink: String?) throws {
         if let source, !["x11", "portal"].contains(source) { throw ValidationError("--source must be x11 or portal, got '\(source)'") }
@@ -36,6 +49,10 @@ struct CaptureSourceOptions: ParsableArguments {
             arguments.appAudioFrom = appAudioFrom
             arguments.appSink = nil  // the config's sink gives way to the flag's application
         }
+        if let camera { arguments.camera = camera == "*" ? "" : camera }  // `*`: the first camera
+        if let cameraPosition { arguments.cameraPosition = cameraPosition }
+        if let cameraSize { arguments.cameraSize = cameraSize }
+        if cameraOff { arguments.cameraOff = true }
     }
 }
 

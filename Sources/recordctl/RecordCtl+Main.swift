@@ -10,7 +10,7 @@ extension RecordCtl {
     static func main() {
         showOutputOptionsHelpIfAsked()
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(optionalValueArguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch {
             let code = exitCode(for: error)
@@ -22,6 +22,18 @@ extension RecordCtl {
             }
             Glibc.exit(code.rawValue)
         }
+    }
+
+    /// `--camera` takes an optional name: alone (last, or before another option) it becomes
+    /// `--camera=*` (`*`: the first camera), which ArgumentParser's options cannot express.
+    static func optionalValueArguments(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        for (i, a) in arguments.enumerated() {
+            if result.contains("--") { result.append(a); continue }
+            if a == "--camera", i + 1 == arguments.count || arguments[i + 1].hasPrefix("-") { result.append("--camera=*"); continue }
+            result.append(a)
+        }
+        return result
     }
 
     /// `record --help` and `start --help`: recordctl's own options, then the outputs' options,

@@ -24,6 +24,9 @@ enum StatusFormatter {
                 if c.audioTracks.contains("audioApp") { parts.append("app audio " + (muted.contains("audioApp") ? "off" : "on")) }
                 if !parts.isEmpty { lines.append("audio switches: " + parts.joined(separator: ", ")) }
             }
+            if let camera = c.camera {  // the live camera switch (recordctl camera)
+                lines.append("camera: \(camera) \(c.cameraEnabled == false ? "off" : "on")" + (c.cameraLost.map { ", lost: \($0)" } ?? ""))
+            }
             if !c.audioOffsetMs.isEmpty {
                 lines.append("a/v offset: " + c.audioOffsetMs.keys.sorted().map { String(format: "%@ %+.1f ms", $0, c.audioOffsetMs[$0]!) }.joined(separator: ", "))
             }

@@ -86,6 +86,12 @@ typedef struct rk_pw_capture rk_pw_capture;
 rk_pw_capture *rk_pw_capture_open(int fd, uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
                                   rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
 
+/// The same stream for a camera: node `node_id` of the default PipeWire daemon
+/// (`PIPEWIRE_REMOTE`, else the user's socket), with the Camera media role; the sizes the
+/// camera offers are accepted (1920x1080 preferred).
+rk_pw_capture *rk_pw_camera_open(uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
+                                 rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
+
 /// Waits up to `timeout_ms` for the format; 0 with the size and RK_PW_* format, -ETIMEDOUT, or
 /// -EIO when the stream failed first.
 int rk_pw_capture_wait_format(rk_pw_capture *c, int timeout_ms, uint32_t *width, uint32_t *height, uint32_t *format);
@@ -93,5 +99,22 @@ int rk_pw_capture_wait_format(rk_pw_capture *c, int timeout_ms, uint32_t *width,
 /// Stops the thread loop and frees everything; no callback runs after it returns. Never call
 /// it from a callback. NULL is ignored.
 void rk_pw_capture_close(rk_pw_capture *c);
+
+// MARK: Video source nodes in PipeWire's registry (cameras)
+
+/// One `Video/Source` node of the registry.
+typedef struct rk_pw_node {
+    uint32_t id;
+    char name[128];          // node.name
+    char description[128];   // node.description (or node.nick), may be empty
+    char role[32];           // media.role ("Camera" for cameras), may be empty
+    char api[32];            // device.api ("v4l2", "libcamera"), empty for a program's node
+} rk_pw_node;
+
+/// Lists the `Video/Source` nodes of the default PipeWire daemon (`PIPEWIRE_REMOTE`, else the
+/// user's socket), up to `max`, into `nodes` and `*count`, after one round trip (at most
+/// `timeout_ms`). Blocking; any thread. 0, or a negative errno with `err` (no daemon: -ECONNREFUSED
+/// or -ENOENT; no answer in time: -ETIMEDOUT).
+int rk_pw_list_video_sources(rk_pw_node *nodes, int max, int *count, int timeout_ms, char *err, size_t errlen);
 
 #endif

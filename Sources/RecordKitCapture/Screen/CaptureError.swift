@@ -30,6 +30,11 @@ package struct CaptureError: Error, Sendable, CustomStringConvertible {
         /// The portal's screen cast failed or ended while recording (the session was closed,
         /// the compositor went away).
         case portalError
+        /// No camera matches the requested name, or no camera exists (``CameraSourceRegistry``).
+        case cameraNotFound
+        /// The camera (or PipeWire behind it) cannot be opened, offers no usable format, or
+        /// failed before its first frame.
+        case cameraUnavailable
     }
 
     /// The category, for code that reacts to the failure.

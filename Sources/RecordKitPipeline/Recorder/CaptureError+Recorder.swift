@@ -5,7 +5,8 @@ extension CaptureError {
     var recorderError: RecorderError {
         switch kind {
         case .badRegion, .unknownSource: return RecorderError(.badArgument, message)
-        case .noDisplay, .windowNotFound, .windowGone, .noAudioServer, .audioSourceNotFound, .portalUnavailable:
+        case .noDisplay, .windowNotFound, .windowGone, .noAudioServer, .audioSourceNotFound, .portalUnavailable,
+             .cameraNotFound, .cameraUnavailable:
             return RecorderError(.unavailable, message)
         case .xError, .audioError, .portalError: return RecorderError(.failed, message)
         }

@@ -32,6 +32,12 @@ package struct CaptureSnapshot: Sendable {
     package var audioLevelsDb: [String: Double]?
     /// The tracks switched off (recording silence), by type name; nil without audio.
     package var audioMuted: [String]?
+    /// The camera composited into the picture: its name; nil without a camera.
+    package var camera: String?
+    /// Whether the camera's corner is drawn now; nil without a camera.
+    package var cameraEnabled: Bool?
+    /// Why the camera stopped delivering while recording, or nil.
+    package var cameraLost: String?
 
     /// Frames grabbed and delivered (zero before capture started).
     package var framesCaptured: Int64 { counters?.captured ?? 0 }

@@ -2,6 +2,8 @@ import RecordKitCapture
 
 /// A RandR monitor, as `recordctl monitors` lists it (``MonitorInfo``).
 package typealias DisplayMonitor = MonitorInfo
+/// One camera, as `recordctl cameras` lists it (``CameraInfo``).
+package typealias CameraDevice = CameraInfo
 /// Applications playing, sinks and sources, as `recordctl audio-sources` lists them (``AudioInventory``).
 package typealias AudioSourceInventory = AudioInventory
 
@@ -17,6 +19,10 @@ package enum CaptureSources {
             throw error.recorderError
         }
     }
+
+    /// Every camera: PipeWire's camera nodes and the V4L2 devices (``CameraSourceRegistry``),
+    /// and for each API that could not be asked (no PipeWire daemon) why.
+    package static func cameras() -> (cameras: [CameraDevice], problems: [String]) { CameraSourceRegistry.list() }
 
     /// The applications playing now, the sinks and the sources of `server` (nil: libpulse's default).
     /// - Throws: ``RecorderError`` `.unavailable` without a server, `.failed` otherwise.

@@ -85,6 +85,8 @@ package final class Recorder: @unchecked Sendable {
 
     /// The running graph's audio half and its recorded tracks (nil before start).
     var audio: (graph: AudioGraph, tracks: [SampleBufferType])? { shared.withLock { $0.graph.map { ($0.audioGraph, $0.audioTracks) } } }
+    /// The camera overlay of the running graph, when the recording composites a camera.
+    var cameraOverlay: CameraOverlaySource? { shared.withLock { $0.graph?.camera } }
 
     // MARK: Start
 

@@ -32,4 +32,21 @@ extension RecordingConfiguration {
             appAudio = .application(ApplicationSelector.parse(appAudioFrom))
         }
     }
+
+    /// Applies the camera options as the command line and the service spell them: `camera` (a
+    /// name, empty for the first camera, nil for none), `position` and `size`
+    /// (``CameraPlacement/init(position:size:)``) and `off` (the corner starts hidden).
+    /// - Throws: ``RecorderError`` `.badArgument` naming the option.
+    package mutating func applyCamera(_ camera: String?, position: String, size: String, off: Bool) throws(RecorderError) {
+        guard let camera else {
+            if off { throw RecorderError(.badArgument, "--camera-off needs --camera") }
+            return
+        }
+        do throws(CaptureError) {
+            self.camera = CameraRequest(name: camera.isEmpty ? nil : camera, placement: try CameraPlacement(position: position, size: size),
+                                        offAtStart: off)
+        } catch {
+            throw RecorderError(.badArgument, error.message)
+        }
+    }
 }

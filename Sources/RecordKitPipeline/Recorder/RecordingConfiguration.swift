@@ -19,6 +19,8 @@ package struct RecordingConfiguration: Sendable {
     /// Audio tracks (`.audioMic`, `.audioApp`) that start switched off: they record silence
     /// until ``Recorder/setAudioEnabled(_:track:)`` switches them on.
     package var mutedAtStart: Set<SampleBufferType> = []
+    /// The camera composited into the screen picture (`--camera`), or nil for none.
+    package var camera: CameraRequest?
 
     /// Creates a configuration; by default the whole screen at 30 fps with the cursor, the
     /// default sink's monitor as app audio and the default source as microphone.
@@ -31,6 +33,23 @@ package struct RecordingConfiguration: Sendable {
         self.audioServer = audioServer
         self.requireAudio = requireAudio
         self.pauseOnBackground = pauseOnBackground
+    }
+}
+
+/// A camera in the corner of the recording (picture-in-picture).
+package struct CameraRequest: Sendable, Equatable {
+    /// The camera's name (``CameraInfo/name``), or nil for the first camera.
+    package var name: String?
+    /// Corner and size.
+    package var placement: CameraPlacement
+    /// Whether the corner starts switched off (`--camera-off`): hidden until switched on.
+    package var offAtStart: Bool
+
+    /// Creates a request.
+    package init(name: String?, placement: CameraPlacement = CameraPlacement(), offAtStart: Bool = false) {
+        self.name = name
+        self.placement = placement
+        self.offAtStart = offAtStart
     }
 }
 

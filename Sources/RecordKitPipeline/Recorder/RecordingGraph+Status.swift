@@ -26,6 +26,11 @@ extension RecordingGraph {
         snapshot.audioOffsetMs = audioGraph.offsetsMs
         snapshot.audioLevelsDb = audioGraph.levels.levelsDb
         snapshot.audioMuted = audioTracks.isEmpty ? nil : audioGraph.muteSwitch.mutedNames
+        if let camera {
+            snapshot.camera = camera.cameraName
+            snapshot.cameraEnabled = camera.cameraSwitch.isEnabled
+            snapshot.cameraLost = camera.cameraEndReason
+        }
         return snapshot
     }
 }

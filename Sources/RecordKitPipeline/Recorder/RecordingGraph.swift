@@ -16,6 +16,8 @@ final class RecordingGraph: @unchecked Sendable {
     typealias VideoSink = @Sendable (_ frame: CapturedFrame, _ captureNs: Int64, _ slotNs: Int64) -> Void
 
     let capture: any VideoSource
+    /// The capture again when it composites a camera (its live switch), else nil.
+    let camera: CameraOverlaySource?
     /// The audio source (``AudioSourceRegistry``): its streams and connection.
     let audio: any AudioSource
     /// The audio tracks that really record (`audioApp`, `audioMic`).
@@ -44,9 +46,10 @@ final class RecordingGraph: @unchecked Sendable {
         var formats: [SampleRoute: FormatDescription]
     }
 
-    init(capture: any VideoSource, audio: any AudioSource, audioTracks: [SampleBufferType], audioGraph: AudioGraph,
+    init(capture: any VideoSource, camera: CameraOverlaySource? = nil, audio: any AudioSource, audioTracks: [SampleBufferType], audioGraph: AudioGraph,
          dispatcher: Dispatcher, encoderOpener: EncoderOpener, parts: Parts) {
         self.capture = capture
+        self.camera = camera
         self.audio = audio
         self.audioTracks = audioTracks
         self.audioGraph = audioGraph

@@ -33,7 +33,7 @@ struct RecordingGraphBuilder {
     /// Opens and wires every part; throws without leaving anything running.
     func build() throws(RecorderError) -> RecordingGraph {
         let capture: any VideoSource
-        do throws(CaptureError) { capture = try VideoSourceRegistry.open(configuration.screen) } catch { throw error.recorderError }
+        do throws(CaptureError) { capture = try Self.openVideo(configuration) } catch { throw error.recorderError }
         let audio = AudioSourceRegistry.open(configuration.audioRequest, warn: warn)
         var keep = false
         defer {
@@ -131,7 +131,7 @@ struct RecordingGraphBuilder {
             audioStages: encoders.audioStages.filter { wanted.contains($0.route) || encoders.mixedAliases[$0.route].map(wanted.contains) == true },
             mixedAliases: encoders.mixedAliases, contexts: contexts, videoSinks: encoders.videoSinks(for: wanted),
             formats: encoders.formats)
-        return RecordingGraph(capture: capture, audio: audio, audioTracks: audioTypes, audioGraph: audioGraph,
+        return RecordingGraph(capture: capture, camera: capture as? CameraOverlaySource, audio: audio, audioTracks: audioTypes, audioGraph: audioGraph,
                               dispatcher: dispatcher, encoderOpener: opener, parts: parts)
     }
 }
@@ -149,6 +149,29 @@ extension LateBound where Value == Dispatcher {
 }
 
 extension RecordingGraphBuilder {
+    /// The screen source, with the camera composited into it when the configuration asks
+    /// (``CameraOverlaySource``: the screen then runs at constant frame rate and the overlay
+    /// applies the recording's mode).
+    static func openVideo(_ configuration: RecordingConfiguration) throws(CaptureError) -> any VideoSource {
+        guard let request = configuration.camera else { return try VideoSourceRegistry.open(configuration.screen) }
+        let camera = try CameraSourceRegistry.open(request.name, framesPerSecond: configuration.screen.framesPerSecond)
+        var screenConfiguration = configuration.screen
+        screenConfiguration.frameRateMode = .constant
+        let screen: any VideoSource
+        do throws(CaptureError) { screen = try VideoSourceRegistry.open(screenConfiguration) } catch {
+            camera.stop()
+            throw error
+        }
+        do throws(CaptureError) {
+            return try CameraOverlaySource(screen: screen, camera: camera, placement: request.placement,
+                                           mode: configuration.screen.frameRateMode, enabled: !request.offAtStart)
+        } catch {
+            screen.stop()
+            camera.stop()
+            throw error
+        }
+    }
+
     /// Whether every route of a variable-frame-rate recording encodes with low delay, as files
     /// did before they got look-ahead: `RECORDKIT_LOW_DELAY_FILES=1` (A/B measurements with
     /// scripts/benchmark-rd.py, or a file that must reach the disk within a frame of capture).

@@ -1,0 +1,115 @@
+import Foundation
+import XCTest
+
+/// The camera picture-in-picture: the Wayland rig's test camera (scripts/wayland-rig.sh
+/// `camera-start`: the PipeWire node rk-test-camera, SMPTE bars 320x240 BGRx at 30 fps)
+/// composited into the recording's corner, on a Wayland recording through the portal and on an
+/// X11 recording by the service, with the live switch `recordctl camera off|on`. Checked by
+/// decoding: the bars' colours where the corner must be, the screen elsewhere, and per frame
+/// the corner gone exactly while off.
+final class CameraTests: EndToEndTestCase {
+    private var wayland: WaylandRig!
+    /// The top two thirds of videotestsrc's SMPTE bars (full intensity in its BGRx output, as
+    /// decoded): white, yellow, cyan, green, magenta, red, blue.
+    private static let bars = [RGB(r: 255, g: 255, b: 255), RGB(r: 255, g: 255, b: 0), RGB(r: 0, g: 255, b: 255),
+                               RGB(r: 0, g: 255, b: 0), RGB(r: 255, g: 0, b: 255), RGB(r: 255, g: 0, b: 0), RGB(r: 0, g: 0, b: 255)]
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        wayland = try WaylandRig.require()
+        try wayland.rig(["camera-start"])
+        addTeardownBlock { [wayland] in try? wayland?.rig(["camera-stop"]) }
+    }
+
+    /// Asserts the seven bars lie in `corner` of `frame` (centre of each bar, upper half).
+    private func assertBars(_ frame: RGBFrame, in corner: PixelRect, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        let barWidth = Double(corner.width) / 7
+        for (i, colour) in Self.bars.enumerated() {
+            let x = corner.x + Int((Double(i) + 0.5) * barWidth) - 3
+            let y = corner.y + corner.height / 3 - 3
+            assertColour(frame, PixelRect(x: x, y: y, width: 6, height: 6), is: colour, tolerance: 40, "\(what): bar \(i)", file: file, line: line)
+        }
+    }
+
+    /// `recordctl cameras` lists the rig's camera node; `record --camera` on the Wayland portal
+    /// draws it bottom-right at 25 % (480x360 at 1414,694 of 1920x1080) with its colours, the
+    /// screen's background elsewhere; a camera name nobody has is refused with the names there are.
+    func testCameraInTheCornerOfAPortalRecording() throws {
+        let recordctl = try wayland.reachable(try rig.recordctlPath(), also: ["recordctl-engine"])
+        let out = try wayland.workDirectory(name)
+        defer { if testRun?.totalFailureCount == 0 { try? FileManager.default.removeItem(atPath: out) } }
+        let (lexe, largv) = wayland.command(recordctl, ["cameras"])
+        let listing = try ProcessRunner.run(lexe, largv, timeout: 30)
+        XCTAssertEqual(listing.exitCode, 0, "\(listing)")
+        XCTAssertTrue(listing.stdout.contains("pipewire\trk-test-camera\tnode "), "the rig's camera node: \(listing.stdout)")
+        XCTAssertTrue(listing.stdout.contains("Camera"), "with its role: \(listing.stdout)")
+
+        let path = out + "/camera.mp4"
+        let args = ["record", "--source", "portal", "--no-mic", "--no-app-audio", "--duration", "3", "--output", path,
+                    "--camera", "--camera-position", "bottom-right", "--camera-size", "25%"]
+        let (exe, argv) = wayland.command("/usr/bin/time", ["-f", "rk-cpu-seconds=%U+%S", recordctl] + args)
+        let result = try ProcessRunner.run(exe, argv, timeout: 90)
+        XCTAssertEqual(result.exitCode, 0, "\(result)")
+        verbose("camera recording: \(result.stderr.suffix(300))")
+        let frame = try FrameSampler.frame(path, at: 2)
+        XCTAssertEqual(frame.width, 1920)
+        assertBars(frame, in: PixelRect(x: 1414, y: 694, width: 480, height: 360), "portal corner")
+        assertColour(frame, PixelRect(x: 900, y: 300, width: 200, height: 200), is: RGB(r: 0x33, g: 0x66, b: 0xCC), tolerance: 12, "the screen")
+        assertColour(frame, PixelRect(x: 1414 - 20, y: 694 + 100, width: 12, height: 12), is: RGB(r: 0x33, g: 0x66, b: 0xCC), tolerance: 12,
+                     "left of the corner")
+
+        let (bexe, bargv) = wayland.command(recordctl, ["record", "--source", "portal", "--no-mic", "--no-app-audio", "--duration", "1",
+                                                        "--output", out + "/bad.mp4", "--camera", "no-such-camera"])
+        let bad = try ProcessRunner.run(bexe, bargv, timeout: 60)
+        XCTAssertEqual(bad.exitCode, 69, "\(bad)")
+        XCTAssertTrue(bad.stderr.contains("no camera called 'no-such-camera'") && bad.stderr.contains("rk-test-camera"), bad.stderr)
+    }
+
+    /// An X11 recording by the service with the camera top-left at 25 % of a 640x360 region
+    /// (160x120 at 8,8): `camera off` after 2 s, `camera on` 2 s later. Events camera-off and
+    /// camera-on carry the times recordctl printed; status shows the switch; in the file the
+    /// corner shows the bars before and after and the black root window exactly while off
+    /// (every frame, within 100 ms of the switch times).
+    func testCameraOffAndOnHidesTheCornerExactlyWhileOff() throws {
+        let remote = (wayland.values["XDG_RUNTIME_DIR"] ?? "") + "/pipewire-0"
+        let service = try ServiceHarness(rig: rig, workDir: workDir, extraEnvironment: ["PIPEWIRE_REMOTE": remote])
+        defer { service.shutdown() }
+        let events = try service.watchEvents()
+        let output = path("camera-switch.mp4")
+        try service.ok(["start", "--region", "640x360+0+0", "--frame-rate-mode", "constant", "--no-mic", "--no-app-audio",
+                        "--output", output, "--camera", "rk-test-camera", "--camera-position", "top-left", "--camera-size", "25%"])
+        XCTAssertTrue(try service.ok(["status"]).contains("camera: rk-test-camera on"), "status shows the camera on")
+        Thread.sleep(forTimeInterval: 2)
+        let offPrinted = Double(try service.ok(["camera", "off"])) ?? -1
+        XCTAssertTrue(try service.ok(["status"]).contains("camera: rk-test-camera off"), "status shows the camera off")
+        Thread.sleep(forTimeInterval: 2)
+        let onPrinted = Double(try service.ok(["camera", "on"])) ?? -1
+        Thread.sleep(forTimeInterval: 2)
+        try service.ok(["stop"])
+        let all = events.finish()
+        let switches = all.filter { ($0["kind"] as? String)?.hasPrefix("camera-") == true }
+        XCTAssertEqual(switches.compactMap { $0["kind"] as? String }, ["camera-off", "camera-on"], "one event per switch, in order")
+        guard switches.count == 2, let off = (switches[0]["time"] as? NSNumber)?.doubleValue,
+              let on = (switches[1]["time"] as? NSNumber)?.doubleValue else { return XCTFail("switch events with times: \(switches)") }
+        XCTAssertEqual(off, offPrinted, accuracy: 0.002, "recordctl camera prints the event's time")
+        XCTAssertEqual(on, onPrinted, accuracy: 0.002)
+
+        let corner = PixelRect(x: 8, y: 8, width: 160, height: 120)
+        assertBars(try FrameSampler.frame(output, at: off / 2), in: corner, "before off")
+        assertBars(try FrameSampler.frame(output, at: on + 1), in: corner, "after on")
+        XCTAssertLessThan(try FrameSampler.frame(output, at: (off + on) / 2).mean(corner).distance(to: RGB(r: 0, g: 0, b: 0)), 12,
+                          "while off the corner shows the black root window")
+        // Every frame: the corner's mean luma is the bars' (bright) exactly outside [off, on).
+        let frames = try FrameStats.frames(output, crop: corner)
+        XCTAssertGreaterThan(frames.count, 100, "6 s at 30 fps, constant frame rate")
+        var misplaced: [String] = []
+        // The camera's first picture comes a few frames after the screen's (seen: 2 frames).
+        for f in frames where f.time > 0.25 && abs(f.time - off) > 0.1 && abs(f.time - on) > 0.1 {
+            let shown = f.y > 60
+            if shown == (f.time >= off && f.time < on) { misplaced.append(String(format: "%.3f:%.0f", f.time, f.y)) }
+        }
+        XCTAssertEqual(misplaced, [], "frames whose corner contradicts the switch (off \(off), on \(on))")
+        let late = try service.ctl(["camera", "on"])
+        XCTAssertNotEqual(late.exitCode, 0, "camera without a recording fails")
+    }
+}
