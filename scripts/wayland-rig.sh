@@ -10,9 +10,11 @@
 #   scripts/wayland-rig.sh bg '#RRGGBB'    set the output's solid background colour
 #   scripts/wayland-rig.sh portal-output NAME   cast output NAME without a dialog (restarts the backend)
 #   scripts/wayland-rig.sh stop-portal-backend  stop xdg-desktop-portal-wlr (a cast ends; `start` brings it back)
-#   scripts/wayland-rig.sh camera-start    a test camera (after `start`): the PipeWire node rk-test-camera,
+#   scripts/wayland-rig.sh camera-start [FORMAT]  a test camera (after `start`): the PipeWire node rk-test-camera,
 #                                          media.class Video/Source, media.role Camera, fed by GStreamer's
-#                                          videotestsrc: SMPTE colour bars, BGRx 320x240 at 30 fps
+#                                          videotestsrc: SMPTE colour bars, 320x240 at 30 fps, in FORMAT
+#                                          (GStreamer's name: BGRx by default, YUY2 as USB cameras send;
+#                                          a running camera is stopped first)
 #   scripts/wayland-rig.sh camera-stop     stop the test camera (its node goes away)
 #
 # Run as root (it installs packages and makes the user); everything of the session runs as the
@@ -272,7 +274,7 @@ start_one() {
       # The test camera: a PipeWire video source node with the camera role and a known picture
       # (SMPTE bars: 75 % white, yellow, cyan, green, magenta, red, blue from left to right).
       spawn camera gst-launch-1.0 -q videotestsrc pattern=smpte is-live=true \
-        ! video/x-raw,format=BGRx,width=320,height=240,framerate=30/1 \
+        ! "video/x-raw,format=${CAMERA_FORMAT:-BGRx},width=320,height=240,framerate=30/1" \
         ! pipewiresink mode=provide \
         'stream-properties=props,media.class=Video/Source,media.role=Camera,node.name=rk-test-camera,node.description=RecordKit-test-camera' ;;
   esac
@@ -356,7 +358,10 @@ case ${1:-} in
   bg) load_dir; setup_paths; user_cmd swaymsg output HEADLESS-1 bg "${2:?colour}" solid_color >/dev/null ;;
   portal-output) cmd_portal_output "${2:?output name}" ;;
   stop-portal-backend) load_dir; setup_paths; stop_one xdpw ;;
-  camera-start) load_dir; setup_paths; [ -s "$ENV_FILE" ] || die "the rig is not running: scripts/wayland-rig.sh start"; start_one camera ;;
+  camera-start)
+    load_dir; setup_paths; [ -s "$ENV_FILE" ] || die "the rig is not running: scripts/wayland-rig.sh start"
+    case ${2:-BGRx} in BGRx|BGRA|RGBx|RGBA|YUY2|NV12) CAMERA_FORMAT=${2:-BGRx} ;; *) die "camera-start: format must be BGRx, BGRA, RGBx, RGBA, YUY2 or NV12" ;; esac
+    stop_one camera; start_one camera ;;
   camera-stop) load_dir; setup_paths; stop_one camera ;;
-  *) echo "usage: $0 start|stop|status|env|run CMD...|bg '#RRGGBB'|portal-output NAME|stop-portal-backend|camera-start|camera-stop" >&2; exit 64 ;;
+  *) echo "usage: $0 start|stop|status|env|run CMD...|bg '#RRGGBB'|portal-output NAME|stop-portal-backend|camera-start [FORMAT]|camera-stop" >&2; exit 64 ;;
 esac

@@ -80,6 +80,9 @@ package final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastAct
                                  appAudio: options.includeAppAudio ? .encoded(options.audio) : .none,
                                  micAudio: options.includeMicAudio ? .encoded(options.audio) : .none)
         input.sharesVideoEncode = options.sharesStreamEncode
+        // The camera's own track when the recording has one (`--camera-track`): same codec and
+        // settings as the file's video, at the camera's size.
+        input.camera = .encoded(options.video)
         input.toleratesEncoderDelay = true  // a file: nobody watches live, so a still screen may be skip-spliced
         return input
     }
@@ -95,7 +98,7 @@ package final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastAct
         var resolved = options
         resolved.path = outputPath
         try resolved.validate()
-        for type in [SampleBufferType.video, .audioApp, .audioMic] {
+        for type in [SampleBufferType.video, .camera, .audioApp, .audioMic] {
             if let format = context.encodedFormat(of: type) { streams.append((type, format)) }
         }
         guard streams.contains(where: { $0.0 == .video }) else {

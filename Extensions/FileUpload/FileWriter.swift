@@ -13,8 +13,10 @@ final class FileWriter {
     private let streamIndex: [SampleBufferType: Int]
     private let syncFD: Int32
     private var lastSyncNs: UInt64
-    /// Whether video began (at its first key frame).
-    private(set) var videoStarted = false
+    /// The video streams (the screen's, the camera track's) that began, each at its first key frame.
+    private var startedVideo: Set<SampleBufferType> = []
+    /// Whether the screen's video began (at its first key frame).
+    var videoStarted: Bool { startedVideo.contains(.video) }
     /// Whether any packet was written.
     private(set) var hasMedia = false
     /// An MP4's fragments read as they are written (once a second), so finalizing reads only the
@@ -23,10 +25,10 @@ final class FileWriter {
 
     /// Whether video packets wait for the next one (MP4; see ``write(_:)``).
     private var holdsVideo = false
-    /// The video packet waiting for the next one's decode time.
-    private var heldVideo: SampleBuffer?
-    /// The latest presentation time of a video packet taken (the held one included).
-    private var latestVideoPresentation: MediaTime?
+    /// Per video stream, the packet waiting for the next one's decode time.
+    private var heldVideo: [SampleBufferType: SampleBuffer] = [:]
+    /// Per video stream, the latest presentation time of a packet taken (the held one included).
+    private var latestVideoPresentation: [SampleBufferType: MediaTime] = [:]
     /// Where the video ends on the file's timeline (nanoseconds), when something after the
     /// file's last picture decides it: a split part's cut, the next part's first picture.
     /// ``finish()`` gives the held last packet the duration that ends the video there (MP4).
@@ -95,23 +97,26 @@ final class FileWriter {
     /// to the latest key frame and the audio up to about a second ago.
     func write(_ sample: SampleBuffer) throws(BroadcastError) {
         guard muxer != nil, let index = streamIndex[sample.type], case .packet(let packet) = sample.payload else { return }
-        if sample.type == .video, !videoStarted {
+        let isVideo = sample.type == .video || sample.type == .camera
+        if isVideo, !startedVideo.contains(sample.type) {
             guard packet.isKeyFrame else { return }
-            videoStarted = true
+            startedVideo.insert(sample.type)
         }
-        guard holdsVideo, sample.type == .video else {
+        guard holdsVideo, isVideo else {
             try pass(sample, toStream: index)
             return
         }
-        let previous = heldVideo
-        heldVideo = sample
+        let previous = heldVideo[sample.type]
+        heldVideo[sample.type] = sample
         hasMedia = true
-        if latestVideoPresentation.map({ $0 < sample.presentationTime }) ?? true { latestVideoPresentation = sample.presentationTime }
+        if latestVideoPresentation[sample.type].map({ $0 < sample.presentationTime }) ?? true {
+            latestVideoPresentation[sample.type] = sample.presentationTime
+        }
         guard let previous, case .packet(let earlier) = previous.payload else { return }
         let step = packet.decodeTime.converted(to: earlier.decodeTime.timescale).value - earlier.decodeTime.value
         let timed = step > 0 ? previous.replacing(duration: MediaTime(value: step, timescale: earlier.decodeTime.timescale)) : previous
         try pass(timed, toStream: index)
-        if packet.isKeyFrame, streamsWithMedia.count == streamIndex.count {
+        if packet.isKeyFrame, sample.type == .video, streamsWithMedia.count == streamIndex.count {
             do throws(MediaError) { try muxer?.flushBuffered() } catch {
                 throw BroadcastError(.outputFailed, "writing \(displayPath) failed: \(error.reason ?? error.message)")
             }
@@ -148,12 +153,15 @@ final class FileWriter {
     /// Writes the trailer and closes the file.
     func finish() throws(BroadcastError) {
         var heldError: BroadcastError?
-        if let last = heldVideo, let index = streamIndex[.video] {
-            heldVideo = nil
-            do throws(BroadcastError) { try pass(Self.ending(last, latest: latestVideoPresentation, atNs: videoEndNs), toStream: index) } catch {
-                heldError = error
+        for (type, last) in heldVideo.sorted(by: { $0.key.rawValue > $1.key.rawValue }) {
+            guard let index = streamIndex[type] else { continue }
+            do throws(BroadcastError) {
+                try pass(Self.ending(last, latest: latestVideoPresentation[type], atNs: videoEndNs), toStream: index)
+            } catch {
+                heldError = heldError ?? error
             }
         }
+        heldVideo = [:]
         guard let muxer else {
             if let heldError { throw heldError }
             return

@@ -32,6 +32,10 @@ struct rk_pw_capture {
     pthread_cond_t cond;
     int have_format, failed, gone;
     uint32_t width, height, format;
+    int accept_yuy2;            // a camera: YUY2 is offered too, converted to BGRx
+    uint32_t source_format;     // what the node sends (RK_PW_YUY2 when converted)
+    uint8_t *converted;         // the BGRx picture of a YUY2 camera (stream thread only)
+    size_t converted_size;
 };
 
 static void once_init(void) { pw_init(NULL, NULL); }
@@ -80,13 +84,29 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
     if (media_type != SPA_MEDIA_TYPE_video || media_subtype != SPA_MEDIA_SUBTYPE_raw) return;
     struct spa_video_info_raw raw;
     if (spa_format_video_raw_parse(param, &raw) < 0) return;
-    uint32_t fmt;
+    uint32_t fmt, source;
     switch (raw.format) {
     case SPA_VIDEO_FORMAT_BGRx: fmt = RK_PW_BGRX; break;
     case SPA_VIDEO_FORMAT_BGRA: fmt = RK_PW_BGRA; break;
     case SPA_VIDEO_FORMAT_RGBx: fmt = RK_PW_RGBX; break;
     case SPA_VIDEO_FORMAT_RGBA: fmt = RK_PW_RGBA; break;
+    case SPA_VIDEO_FORMAT_YUY2:
+        if (!c->accept_yuy2 || raw.size.width < 2) return;
+        fmt = RK_PW_YUY2;
+        break;
     default: return;
+    }
+    source = fmt;
+    if (fmt == RK_PW_YUY2) {
+        // Converted once, on this thread, into a BGRx picture of our own.
+        size_t need = (size_t)raw.size.width * raw.size.height * 4;
+        if (need > c->converted_size) {
+            uint8_t *grown = realloc(c->converted, need);
+            if (!grown) return;
+            c->converted = grown;
+            c->converted_size = need;
+        }
+        fmt = RK_PW_BGRX;
     }
     uint8_t buffer[1024];
     struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
@@ -107,6 +127,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
     c->width = raw.size.width;
     c->height = raw.size.height;
     c->format = fmt;
+    c->source_format = source;
     c->have_format = 1;
     pthread_cond_broadcast(&c->cond);
     pthread_mutex_unlock(&c->lock);
@@ -138,11 +159,22 @@ static void on_process(void *data) {
     f.width = c->width;
     f.height = c->height;
     f.format = c->format;
-    f.stride = d->chunk->stride > 0 ? (uint32_t)d->chunk->stride : c->width * 4;
+    uint32_t bytes_per_pixel = c->source_format == RK_PW_YUY2 ? 2 : 4;
+    f.stride = d->chunk->stride > 0 ? (uint32_t)d->chunk->stride : c->width * bytes_per_pixel;
     f.data = (const uint8_t *)d->data + d->chunk->offset;
-    if ((uint64_t)f.stride * f.height > d->maxsize - d->chunk->offset) {
+    if (d->chunk->offset > d->maxsize || (uint64_t)f.stride * f.height > d->maxsize - d->chunk->offset ||
+        f.stride < c->width * bytes_per_pixel) {
         pw_stream_queue_buffer(c->stream, b);
         return;
+    }
+    if (c->source_format == RK_PW_YUY2) {
+        if (!c->converted || c->converted_size < (size_t)c->width * c->height * 4) {
+            pw_stream_queue_buffer(c->stream, b);
+            return;
+        }
+        rk_pw_yuy2_to_bgrx(f.data, f.stride, c->converted, c->width * 4, c->width, c->height);
+        f.data = c->converted;
+        f.stride = c->width * 4;
     }
     int64_t now = monotonic_ns();
     f.pts_ns = h ? h->pts : 0;
@@ -214,6 +246,13 @@ rk_pw_capture *rk_pw_camera_open(uint32_t node_id, uint32_t max_fps, rk_pw_frame
     return capture_open(-1, node_id, max_fps, "RecordKit camera", "Camera", on_frame, on_event, userdata, err, errlen);
 }
 
+uint32_t rk_pw_capture_source_format(rk_pw_capture *c) {
+    pthread_mutex_lock(&c->lock);
+    uint32_t format = c->source_format;
+    pthread_mutex_unlock(&c->lock);
+    return format;
+}
+
 static rk_pw_capture *capture_open(int fd, uint32_t node_id, uint32_t max_fps, const char *name, const char *role,
                                    rk_pw_frame_fn on_frame, rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -222,6 +261,7 @@ static rk_pw_capture *capture_open(int fd, uint32_t node_id, uint32_t max_fps, c
     if (!c) { if (fd >= 0) close(fd); return NULL; }
     c->node_id = node_id;
     c->max_fps = max_fps ? max_fps : 30;
+    c->accept_yuy2 = strcmp(role, "Camera") == 0;
     c->on_frame = on_frame;
     c->on_event = on_event;
     c->userdata = userdata;
@@ -253,17 +293,26 @@ static rk_pw_capture *capture_open(int fd, uint32_t node_id, uint32_t max_fps, c
     uint8_t buffer[1024];
     struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
     const struct spa_pod *params[1];
-    params[0] = spa_pod_builder_add_object(&b, SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat,
-        SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
-        SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw),
-        SPA_FORMAT_VIDEO_format, SPA_POD_CHOICE_ENUM_Id(5, SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRx,
-                                                        SPA_VIDEO_FORMAT_BGRA, SPA_VIDEO_FORMAT_RGBx, SPA_VIDEO_FORMAT_RGBA),
+    // A camera may send YUY2 as well (most USB cameras do); the screen only RGB.
+    struct spa_pod_frame formats;
+    spa_pod_builder_push_object(&b, &formats, SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat);
+    spa_pod_builder_add(&b, SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
+        SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw), 0);
+    if (c->accept_yuy2) {
+        spa_pod_builder_add(&b, SPA_FORMAT_VIDEO_format, SPA_POD_CHOICE_ENUM_Id(6, SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRx,
+                            SPA_VIDEO_FORMAT_BGRA, SPA_VIDEO_FORMAT_RGBx, SPA_VIDEO_FORMAT_RGBA, SPA_VIDEO_FORMAT_YUY2), 0);
+    } else {
+        spa_pod_builder_add(&b, SPA_FORMAT_VIDEO_format, SPA_POD_CHOICE_ENUM_Id(5, SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRx,
+                            SPA_VIDEO_FORMAT_BGRA, SPA_VIDEO_FORMAT_RGBx, SPA_VIDEO_FORMAT_RGBA), 0);
+    }
+    spa_pod_builder_add(&b,
         SPA_FORMAT_VIDEO_size, SPA_POD_CHOICE_RANGE_Rectangle(&SPA_RECTANGLE(1920, 1080), &SPA_RECTANGLE(1, 1),
                                                               &SPA_RECTANGLE(16384, 16384)),
         SPA_FORMAT_VIDEO_framerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),
                                                                   &SPA_FRACTION(1000, 1)),
         SPA_FORMAT_VIDEO_maxFramerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(c->max_fps, 1), &SPA_FRACTION(1, 1),
-                                                                     &SPA_FRACTION(c->max_fps, 1)));
+                                                                     &SPA_FRACTION(c->max_fps, 1)), 0);
+    params[0] = spa_pod_builder_pop(&b, &formats);
     int r = pw_stream_connect(c->stream, PW_DIRECTION_INPUT, node_id,
                               PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, params, 1);
     pw_thread_loop_unlock(c->loop);
@@ -301,5 +350,6 @@ void rk_pw_capture_close(rk_pw_capture *c) {
     if (c->loop) pw_thread_loop_destroy(c->loop);
     pthread_mutex_destroy(&c->lock);
     pthread_cond_destroy(&c->cond);
+    free(c->converted);
     free(c);
 }

@@ -29,6 +29,11 @@ public struct HandlerInput: Sendable, Hashable {
     public var micAudio: AudioInput
     /// App and mic mixed into one track (``SampleBufferType/audioMixed``).
     public var mixedAudio: AudioInput
+    /// The camera's own video track (``SampleBufferType/camera``), when the recording has one
+    /// (`--camera-track`): raw frames or encoded at the camera's size (a `width`/`height` in
+    /// the settings is ignored). Default none: outputs that carry one video stream (RTMP, SRT,
+    /// the preview) leave it out.
+    public var camera: VideoInput = .none
     /// Whether this handler takes, instead of ``video``'s own settings, the encoded video
     /// another handler of the same recording asks for (OBS's "same as stream"), so that a file
     /// and a stream cost one encoder. Applies only when ``video`` is

@@ -9,4 +9,9 @@ public enum SampleBufferType: String, Sendable, Hashable, CaseIterable, Codable 
     /// Application and microphone audio mixed into one track, for outputs that carry one
     /// audio track (FLV/RTMP). Only delivered to handlers that ask for it.
     case audioMixed
+    /// The camera as its own video track (`--camera-track`): raw frames or encoded packets at
+    /// the camera's own size, on the recording's timeline and frame grid (one frame per screen
+    /// frame slot; black while the camera is switched off). Only recordings with a camera track
+    /// have it, and only handlers whose ``HandlerInput/camera`` asks for it get it.
+    case camera
 }

@@ -25,6 +25,7 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     case cameraPosition = "camera-position"
     case cameraSize = "camera-size"
     case cameraOff = "camera-off"
+    case cameraTrack = "camera-track"
     case onSaved = "on-saved"
     case hookTimeout = "hook-timeout"
     case extensionsDir = "extensions-dir"
@@ -33,7 +34,7 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     package var expected: String {
         switch self {
         case .fps: return "frames per second, a whole number from 1 to 120"
-        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio, .cameraOff: return "true or false"
+        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio, .cameraOff, .cameraTrack: return "true or false"
         case .camera: return "a camera's name (a string; \"\" for the first camera)"
         case .cameraPosition: return "\"top-left\", \"top-right\", \"bottom-left\" or \"bottom-right\""
         case .cameraSize: return "a percentage of the picture's width from 1% to 100% (a string such as \"25%\", or a number)"
@@ -52,7 +53,7 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     package var builtInDefault: String {
         switch self {
         case .fps: return "30"
-        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio, .cameraOff: return "false"
+        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio, .cameraOff, .cameraTrack: return "false"
         case .camera: return "(no camera)"
         case .cameraPosition: return "bottom-right"
         case .cameraSize: return "25%"
@@ -74,7 +75,8 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     func checked(_ value: ConfiguredOption.Value) -> ConfiguredOption.Value? {
         switch (self, value) {
         case (.fps, .integer(let n)) where (1...120).contains(n): return value
-        case (.noCursor, .bool), (.noMic, .bool), (.micOff, .bool), (.noAppAudio, .bool), (.requireAudio, .bool), (.cameraOff, .bool): return value
+        case (.noCursor, .bool), (.noMic, .bool), (.micOff, .bool), (.noAppAudio, .bool), (.requireAudio, .bool), (.cameraOff, .bool),
+             (.cameraTrack, .bool): return value
         case (.camera, .string): return value
         case (.cameraPosition, .string(let s)) where ["top-left", "top-right", "bottom-left", "bottom-right"].contains(s): return value
         case (.cameraSize, .integer(let n)) where (1...100).contains(n): return .string("\(n)%")
@@ -132,6 +134,7 @@ package enum CaptureKey: String, CaseIterable, Sendable {
         case .cameraPosition: a.cameraPosition = text ?? a.cameraPosition
         case .cameraSize: a.cameraSize = text ?? a.cameraSize
         case .cameraOff: a.cameraOff = flag
+        case .cameraTrack: a.cameraTrack = flag
         case .onSaved: a.onSaved = list
         case .hookTimeout: a.hookTimeout = Double(text ?? "")
         case .extensionsDir: a.extensionsDirs = list

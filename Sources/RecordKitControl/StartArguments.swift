@@ -78,6 +78,8 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var cameraSize: String = "25%"
     /// The camera's corner starts hidden (`--camera-off`) until `camera-switch` turns it on.
     package var cameraOff = false
+    /// The camera recorded as its own video track (`--camera-track`) instead of in a corner.
+    package var cameraTrack = false
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     package init() {}
@@ -119,5 +121,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
         cameraPosition = try c.decodeIfPresent(String.self, forKey: .cameraPosition) ?? d.cameraPosition
         cameraSize = try c.decodeIfPresent(String.self, forKey: .cameraSize) ?? d.cameraSize
         cameraOff = try c.decodeIfPresent(Bool.self, forKey: .cameraOff) ?? d.cameraOff
+        cameraTrack = try c.decodeIfPresent(Bool.self, forKey: .cameraTrack) ?? d.cameraTrack
     }
 }

@@ -8,9 +8,11 @@ import Synchronization
 /// daemon (`PIPEWIRE_REMOTE`, else the user's socket): the ``CameraSource`` of
 /// ``CameraSourceRegistry``.
 ///
-/// `init` connects and waits for the negotiated format (raw BGRx/BGRA/RGBx/RGBA in memfd/SHM
-/// buffers; a camera that offers only YUV or MJPEG is refused with a clear error). Pictures go
-/// to the sink on PipeWire's thread loop for this stream, valid only during the call.
+/// `init` connects and waits for the negotiated format (raw BGRx/BGRA/RGBx/RGBA, or YUY2, what
+/// most USB cameras send uncompressed, converted once to BGRx on the stream's thread; in
+/// memfd/SHM buffers; a camera that offers only other formats (NV12, MJPEG) is refused with a
+/// clear error). Pictures go to the sink on PipeWire's thread loop for this stream, valid only
+/// during the call.
 final class PipeWireCamera: CameraSource, @unchecked Sendable {
     let width: Int
     let height: Int
@@ -22,7 +24,7 @@ final class PipeWireCamera: CameraSource, @unchecked Sendable {
 
     /// Opens node `node` (named `name`) at up to `framesPerSecond`.
     /// - Throws: `.cameraUnavailable` when PipeWire or the node cannot be reached, or no raw RGB
-    ///   format is agreed within 5 s.
+    ///   format or YUY2 is agreed within 5 s.
     init(node: UInt32, name: String, framesPerSecond: Int) throws(CaptureError) {
         let box = CameraBox()
         let ref = Unmanaged.passRetained(box)
@@ -42,8 +44,8 @@ final class PipeWireCamera: CameraSource, @unchecked Sendable {
         guard waited == 0, w >= 2, h >= 2 else {
             rk_pw_capture_close(stream)
             ref.release()
-            throw CaptureError(.cameraUnavailable, "camera '\(name)' agreed on no raw RGB video format within 5 s "
-                + "(RecordKit reads BGRx/BGRA/RGBx/RGBA cameras; \(box.endReason ?? "no reason given"))")
+            throw CaptureError(.cameraUnavailable, "camera '\(name)' agreed on no video format RecordKit reads within 5 s "
+                + "(BGRx/BGRA/RGBx/RGBA or YUY2; MJPEG and NV12 cameras are not read yet; \(box.endReason ?? "no reason given"))")
         }
         self.width = Int(w)
         self.height = Int(h)

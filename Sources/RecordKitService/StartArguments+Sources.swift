@@ -13,11 +13,11 @@ extension StartArguments {
         }
     }
 
-    /// Applies `camera`, `cameraPosition`, `cameraSize` and `cameraOff` (the camera in a corner);
+    /// Applies `camera`, `cameraPosition`, `cameraSize`, `cameraOff` and `cameraTrack` (the camera in a corner or as its own track);
     /// malformed values are `bad_argument`.
     func applyCamera(to configuration: inout RecordingConfiguration) throws(ControlError) {
         do throws(RecorderError) {
-            try configuration.applyCamera(camera, position: cameraPosition, size: cameraSize, off: cameraOff)
+            try configuration.applyCamera(camera, position: cameraPosition, size: cameraSize, off: cameraOff, track: cameraTrack)
         } catch {
             throw error.controlError
         }

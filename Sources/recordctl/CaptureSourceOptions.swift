@@ -34,6 +34,10 @@ struct CaptureSourceOptions: ParsableArguments {
     @Flag(help: "Start with the camera's corner hidden (`recordctl camera on` shows it).")
     var cameraOff = false
 
+    @Flag(help: ArgumentHelp("Record the camera as its own video track (at its own size, black while switched off) instead of "
+        + "in a corner; files only: RTMP, SRT and the preview carry the screen."))
+    var cameraTrack = false
+
     /// Rejects combinations that contradict the other capture options.
     func check(region: String?, window: String?, noAppAudio: Bool, appSink: String?) throws {
         if let source, !["x11", "portal"].contains(source) { throw ValidationError("--source must be x11 or portal, got '\(source)'") }
@@ -53,6 +57,7 @@ struct CaptureSourceOptions: ParsableArguments {
         if let cameraPosition { arguments.cameraPosition = cameraPosition }
         if let cameraSize { arguments.cameraSize = cameraSize }
         if cameraOff { arguments.cameraOff = true }
+        if cameraTrack { arguments.cameraTrack = true }
     }
 }
 

@@ -112,4 +112,81 @@ final class CameraTests: EndToEndTestCase {
         let late = try service.ctl(["camera", "on"])
         XCTAssertNotEqual(late.exitCode, 0, "camera without a recording fails")
     }
+
+    /// `--camera-track` on an X11 recording by the service (640x360 region, constant frame rate,
+    /// app audio): the file has two video streams, the screen's (no corner: the black root window
+    /// where the corner would be) and the camera's at its own 320x240 with the bars; both video
+    /// streams and the audio last as long within two frames; `camera off` 2 s in and `camera on`
+    /// 2 s later turn the track black exactly in between (every frame more than 100 ms from a
+    /// switch), without a gap: the track has a frame in every slot.
+    func testCameraTrackIsItsOwnVideoStream() throws {
+        let remote = (wayland.values["XDG_RUNTIME_DIR"] ?? "") + "/pipewire-0"
+        let service = try ServiceHarness(rig: rig, workDir: workDir, extraEnvironment: ["PIPEWIRE_REMOTE": remote])
+        defer { service.shutdown() }
+        let output = path("camera-track.mp4")
+        try service.ok(["start", "--region", "640x360+0+0", "--frame-rate-mode", "constant", "--no-mic",
+                        "--output", output, "--camera", "rk-test-camera", "--camera-track"])
+        Thread.sleep(forTimeInterval: 2)
+        let off = Double(try service.ok(["camera", "off"])) ?? -1
+        Thread.sleep(forTimeInterval: 2)
+        let on = Double(try service.ok(["camera", "on"])) ?? -1
+        Thread.sleep(forTimeInterval: 2)
+        try service.ok(["stop"])
+
+        let probe = try FFprobe.probe(output)
+        XCTAssertEqual(probe.video.count, 2, "screen and camera: \(probe)")
+        guard probe.video.count == 2 else { return }
+        let (screen, camera) = (probe.video[0], probe.video[1])
+        XCTAssertEqual(screen.width, 640)
+        XCTAssertEqual(camera.width, 320, "the camera at its own size: \(camera)")
+        XCTAssertEqual(camera.height, 240)
+        XCTAssertEqual(camera.codecName, "h264")
+        let frame = 1.0 / 30
+        if let a = screen.duration, let b = camera.duration {
+            XCTAssertEqual(a, b, accuracy: 2 * frame + 0.001, "the tracks last as long: \(probe)")
+            XCTAssertGreaterThan(a, 5, "6 s recorded")
+        } else { XCTFail("durations: \(probe)") }
+        if let audio = probe.audio.first?.duration, let a = screen.duration {
+            XCTAssertEqual(audio, a, accuracy: 0.1, "audio as long as video: \(probe)")
+        }
+        XCTAssertEqual(Double(camera.frameCount ?? 0), (camera.duration ?? 0) * 30, accuracy: 3,
+                       "a camera frame in every slot (constant frame rate): \(camera)")
+        // The screen picture has no corner: the black root window at the top-left, where
+        // --camera-position would have drawn one.
+        let screenFrame = try FrameSampler.frame(output, at: off / 2)
+        XCTAssertLessThan(screenFrame.mean(PixelRect(x: 8, y: 8, width: 160, height: 120)).distance(to: RGB(r: 0, g: 0, b: 0)), 12,
+                          "no corner in the screen's picture")
+        assertBars(try FrameSampler.frame(output, at: off / 2, videoStream: 1), in: PixelRect(x: 0, y: 0, width: 320, height: 240), "camera track before off")
+        assertBars(try FrameSampler.frame(output, at: on + 1, videoStream: 1), in: PixelRect(x: 0, y: 0, width: 320, height: 240), "camera track after on")
+        let frames = try FrameStats.frames(output, streamIndex: camera.index)
+        var misplaced: [String] = []
+        for f in frames where f.time > 0.25 && abs(f.time - off) > 0.1 && abs(f.time - on) > 0.1 {
+            let shown = f.y > 60
+            if shown == (f.time >= off && f.time < on) { misplaced.append(String(format: "%.3f:%.0f", f.time, f.y)) }
+        }
+        XCTAssertEqual(misplaced, [], "camera frames that contradict the switch (off \(off), on \(on))")
+        let gaps = zip(frames, frames.dropFirst()).filter { $1.time - $0.time > 1.5 * frame }
+        XCTAssertEqual(gaps.map { String(format: "%.3f-%.3f", $0.time, $1.time) }, [], "no gap in the camera track")
+    }
+
+    /// A camera that sends YUY2 (the rig's camera restarted with `format=YUY2`, as most USB
+    /// cameras send): `recordctl record --source portal --camera --camera-track` converts it once
+    /// to BGRx and records it; the camera stream (320x240) shows the seven bars in their colours.
+    func testYUY2CameraIsRecorded() throws {
+        try wayland.rig(["camera-start", "YUY2"])
+        let recordctl = try wayland.reachable(try rig.recordctlPath(), also: ["recordctl-engine"])
+        let out = try wayland.workDirectory(name)
+        defer { if testRun?.totalFailureCount == 0 { try? FileManager.default.removeItem(atPath: out) } }
+        let path = out + "/yuy2.mkv"
+        let (exe, argv) = wayland.command(recordctl, ["record", "--source", "portal", "--no-mic", "--no-app-audio", "--duration", "2",
+                                                      "--output", path, "--camera", "rk-test-camera", "--camera-track"])
+        let result = try ProcessRunner.run(exe, argv, timeout: 90)
+        XCTAssertEqual(result.exitCode, 0, "\(result)")
+        let probe = try FFprobe.probe(path, countFrames: false)
+        XCTAssertEqual(probe.video.count, 2, "screen and camera (Matroska too): \(probe)")
+        guard probe.video.count == 2 else { return }
+        XCTAssertEqual(probe.video[1].width, 320)
+        XCTAssertEqual(probe.video[1].height, 240)
+        assertBars(try FrameSampler.frame(path, at: 1.5, videoStream: 1), in: PixelRect(x: 0, y: 0, width: 320, height: 240), "YUY2 camera")
+    }
 }

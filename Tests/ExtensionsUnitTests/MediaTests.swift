@@ -361,6 +361,7 @@ final class MediaTests: XCTestCase {
         var expected = HandlerInput(video: .encoded(.fileDefault), appAudio: .encoded(.standard), micAudio: .encoded(.standard))
         expected.sharesVideoEncode = true
         expected.toleratesEncoderDelay = true  // a file may get skip-spliced video (nobody watches it live)
+        expected.camera = .encoded(.fileDefault)  // the camera's own track, when the recording has one
         XCTAssertEqual(handler.input, expected, "with the default video settings the file shares a stream's encode and takes late video")
         let context = MediaTestContext(streams: streams)
         try handler.broadcastStarted(setupInfo: SetupInfo(), context: context)

@@ -54,6 +54,9 @@ void rk_portal_close(rk_portal *p);
 // MARK: A PipeWire video stream (copy path: SHM/memfd buffers mapped read-only)
 
 enum { RK_PW_BGRX = 0, RK_PW_BGRA = 1, RK_PW_RGBX = 2, RK_PW_RGBA = 3 };
+/// A camera's packed 4:2:2 YUV (Y0 U Y1 V, what most USB cameras send uncompressed); never
+/// handed to a frame callback: converted to BGRx on the stream's thread first (rk_pw_yuy2.c).
+enum { RK_PW_YUY2 = 4 };
 enum { RK_PW_MAX_DAMAGE = 16 };
 
 /// A changed rectangle, in stream pixels.
@@ -88,13 +91,24 @@ rk_pw_capture *rk_pw_capture_open(int fd, uint32_t node_id, uint32_t max_fps, rk
 
 /// The same stream for a camera: node `node_id` of the default PipeWire daemon
 /// (`PIPEWIRE_REMOTE`, else the user's socket), with the Camera media role; the sizes the
-/// camera offers are accepted (1920x1080 preferred).
+/// camera offers are accepted (1920x1080 preferred). Besides the RGB formats a camera may
+/// offer YUY2: each picture is then converted once to BGRx on the stream's thread, and frames
+/// (and rk_pw_capture_wait_format's `format`) say RK_PW_BGRX; `source_format` below tells
+/// which format the camera sends.
 rk_pw_capture *rk_pw_camera_open(uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
                                  rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
 
 /// Waits up to `timeout_ms` for the format; 0 with the size and RK_PW_* format, -ETIMEDOUT, or
 /// -EIO when the stream failed first.
 int rk_pw_capture_wait_format(rk_pw_capture *c, int timeout_ms, uint32_t *width, uint32_t *height, uint32_t *format);
+
+/// The format the node sends (RK_PW_*: RK_PW_YUY2 for a camera converted to BGRx), once
+/// rk_pw_capture_wait_format returned 0.
+uint32_t rk_pw_capture_source_format(rk_pw_capture *c);
+
+/// Converts `height` rows of YUY2 (`src_stride` bytes apart, `width` even) to BGRx (`dst_stride`
+/// apart), BT.601 limited range, as USB cameras (UVC) send it. Plain C, any thread.
+void rk_pw_yuy2_to_bgrx(const uint8_t *src, uint32_t src_stride, uint8_t *dst, uint32_t dst_stride, uint32_t width, uint32_t height);
 
 /// Stops the thread loop and frees everything; no callback runs after it returns. Never call
 /// it from a callback. NULL is ignored.

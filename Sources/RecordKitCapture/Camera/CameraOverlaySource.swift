@@ -4,7 +4,9 @@ import Synchronization
 
 /// A screen source with a camera's picture composited into one corner (picture-in-picture),
 /// before the shared encode: every consumer of the recording gets the same picture. It is
-/// itself a ``VideoSource`` and keeps that contract.
+/// itself a ``VideoSource`` and keeps that contract. Without a placement (`--camera-track`) the
+/// screen's frames pass unchanged and the camera goes to its own track instead
+/// (``CameraTrackFeed``, ``startTrack(deliver:)``).
 ///
 /// **Threads.** The camera's pictures are scaled to the corner's size on the camera's own thread
 /// as they arrive (``CameraPictureStore``); each screen frame is composited on the screen
@@ -25,8 +27,10 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
     package var width: Int { screen.width }
     package var height: Int { screen.height }
     package var windowID: UInt? { screen.windowID }
-    /// Where the camera is drawn, in frame pixels.
+    /// Where the camera is drawn, in frame pixels (the camera's own size at 0,0 for a track).
     package let rect: PixelRect
+    /// The camera track's frame size, or nil when the camera is drawn in a corner.
+    package var trackSize: (width: Int, height: Int)? { track.map { ($0.width, $0.height) } }
     /// The live on/off switch.
     package let cameraSwitch: CameraSwitch
     /// The camera's name.
@@ -42,14 +46,27 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
     private var last: (buffer: MediaBuffer, sequence: Int64, deliveredNs: UInt64, cameraSerial: Int)?
     private var lastScreenBuffer: MediaBuffer?
     private var lostChange = false
+    /// The camera track (nil: the corner), and where its frames go (set before ``start(deliver:)``).
+    private let track: CameraTrackFeed?
+    private var trackSink: (@Sendable (CapturedFrame) -> Void)?
 
-    /// Composites `camera` into `screen`'s frames at `placement`; `mode` is the recording's frame
-    /// rate mode (the screen source itself must run at constant frame rate).
+    /// Composites `camera` into `screen`'s frames at `placement` (nil: the camera as its own
+    /// track); `mode` is the recording's frame rate mode (the screen source itself must run at
+    /// constant frame rate).
     /// - Throws: ``CaptureError`` `.cameraUnavailable` when no memory for the frame pool.
-    package init(screen: any VideoSource, camera: any CameraSource, placement: CameraPlacement, mode: FrameRateMode,
+    package init(screen: any VideoSource, camera: any CameraSource, placement: CameraPlacement?, mode: FrameRateMode,
                  enabled: Bool = true) throws(CaptureError) {
-        let rect = placement.rect(screenWidth: screen.width, screenHeight: screen.height,
-                                  cameraWidth: camera.width, cameraHeight: camera.height)
+        let rect = placement?.rect(screenWidth: screen.width, screenHeight: screen.height,
+                                   cameraWidth: camera.width, cameraHeight: camera.height)
+            ?? PixelRect(x: 0, y: 0, width: camera.width, height: camera.height)
+        if placement == nil {
+            guard let feed = CameraTrackFeed(width: camera.width, height: camera.height, mode: mode) else {
+                throw CaptureError(.cameraUnavailable, "no memory for the camera track's frame pool")
+            }
+            track = feed
+        } else {
+            track = nil
+        }
         let bytes = screen.width * 4 * screen.height
         // Shared memory when the system gives it (extensions in other processes read frames there).
         guard let pool = FramePool(slotCount: 8, slotByteCount: bytes, shared: true) ?? FramePool(slotCount: 8, slotByteCount: bytes, shared: false) else {
@@ -62,6 +79,12 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
         self.mode = mode
         self.store = CameraPictureStore(width: rect.width, height: rect.height)
         self.cameraSwitch = CameraSwitch(enabled: enabled)
+    }
+
+    /// Where the camera track's frames go (each on the capture thread, right after the screen
+    /// frame of its tick); call before ``start(deliver:)``. Nothing when the camera is in a corner.
+    package func startTrack(deliver: @escaping @Sendable (CapturedFrame) -> Void) {
+        trackSink = deliver
     }
 
     package var statistics: ScreenCaptureStatistics {
@@ -88,12 +111,29 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
         camera.start { pixels, bytesPerRow, w, h, redFirst, captureNs in
             store.receive(pixels, bytesPerRow: bytesPerRow, width: w, height: h, redFirst: redFirst, captureNs: captureNs)
         }
-        screen.start { [self] frame in composite(frame, deliver) }
+        if let track {
+            screen.start { [self] frame in passWithTrack(frame, track, deliver) }
+        } else {
+            screen.start { [self] frame in composite(frame, deliver) }
+        }
     }
 
     package func stop() {
         screen.stop()
         camera.stop()
+    }
+
+    /// The capture thread, camera track: the screen frame as it is (an unchanged one at
+    /// variable frame rate only every half second), then the track's frame of the same tick.
+    private func passWithTrack(_ frame: CapturedFrame, _ track: CameraTrackFeed, _ deliver: (CapturedFrame) -> Void) {
+        let screenChanged = frame.isChanged || lastScreenBuffer !== frame.pixels
+        lastScreenBuffer = frame.pixels
+        if screenChanged || mode == .constant || last.map({ frame.captureTime >= $0.deliveredNs + 500_000_000 }) ?? true {
+            last = (frame.pixels, frame.sequence, frame.captureTime, -1)
+            deliver(frame)
+        }
+        let picture = cameraSwitch.isShown(at: frame.captureTime) && camera.endReason == nil ? store.picture(for: frame.captureTime) : nil
+        if let cameraFrame = track.frame(for: frame, picture: picture) { trackSink?(cameraFrame) }
     }
 
     /// The capture thread: one screen frame in, at most one frame out.

@@ -1,3 +1,5 @@
+import Glibc
+
 /// One camera picture scaled to the size it is drawn at, in BGR0, with the camera's capture time.
 /// Immutable: written once on the camera's thread, read on the capture thread.
 package final class ScaledCameraPicture: Sendable {
@@ -26,6 +28,23 @@ package final class ScaledCameraPicture: Sendable {
     package static func scaled(_ source: UnsafeRawPointer, bytesPerRow: Int, width sw: Int, height sh: Int, redFirst: Bool,
                                to width: Int, _ height: Int, captureNs: UInt64, serial: Int) -> ScaledCameraPicture {
         var out = [UInt32](repeating: 0, count: width * height)
+        if sw == width && sh == height {
+            // At its own size (the camera track): a copy, red and blue swapped where needed.
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<height {
+                    let row = (source + y * bytesPerRow).assumingMemoryBound(to: UInt32.self)
+                    if !redFirst {
+                        memcpy(dst.baseAddress! + y * width, row, width * 4)
+                        continue
+                    }
+                    for x in 0..<width {
+                        let p = row[x]
+                        dst[y * width + x] = (p & 0x0000_FF00) | ((p & 0xFF) << 16) | ((p >> 16) & 0xFF)
+                    }
+                }
+            }
+            return ScaledCameraPicture(pixels: out, width: width, height: height, captureNs: captureNs, serial: serial)
+        }
         // Source coordinates of each output column and row, in 1/256 pixels, of the pixel centres.
         let xs = (0..<width).map { x in max(0, min((sw - 1) * 256, ((2 * x + 1) * sw * 256 / (2 * width)) - 128)) }
         let ys = (0..<height).map { y in max(0, min((sh - 1) * 256, ((2 * y + 1) * sh * 256 / (2 * height)) - 128)) }

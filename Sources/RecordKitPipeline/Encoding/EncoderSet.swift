@@ -37,23 +37,31 @@ struct EncoderSet {
         var rawVideo: [SampleRoute] = []
         var rawAudio: [SampleRoute] = []
         let mixedAliases = Self.mixedAliases(in: routes, singleAudioTrack: singleAudioTrack)
+        let cameraSize = (capture as? CameraOverlaySource)?.trackSize
         var index = 0
         for route in routes.sorted(by: { $0.description < $1.description }) where !mixedAliases.values.contains(route) {
             index += 1
             switch route {
-            case .video(.encoded(let settings)):
+            case .video(.encoded(let settings)), .camera(.encoded(let settings)):
+                let isCamera = route.type == .camera
+                guard let size = isCamera ? cameraSize : (capture.width, capture.height) else { continue }
                 do {
                     let stage = try VideoEncodeStage(
-                        settings: settings, width: capture.width, height: capture.height, frameRate: frameRate, id: "\(settings.codec.rawValue)-\(index)",
+                        settings: settings, route: route, width: size.width, height: size.height, frameRate: frameRate,
+                        id: "\(isCamera ? "camera-" : "")\(settings.codec.rawValue)-\(index)",
                         lowDelay: lowDelayRoutes.contains(route), spliceSkips: spliceRoutes.contains(route),
                         drainWhenStill: drainRoutes.contains(route),
-                        onPacket: { slot.push($0, on: route) }, onError: { onRouteFailed(route, $0.message) }, onOverload: onOverload)
+                        onPacket: { packet in slot.push(isCamera ? packet.replacing(type: .camera) : packet, on: route) },
+                        onError: { onRouteFailed(route, $0.message) }, onOverload: onOverload)
                     videoStages.append(stage)
                     formats[route] = .encoded(stage.format)
-                } catch { throw RecorderError(.failed, "cannot open the \(settings.codec.rawValue) video encoder: \(error.message)") }
-            case .video(.raw(let pixelFormat)):
+                } catch {
+                    throw RecorderError(.failed, "cannot open the \(settings.codec.rawValue) \(isCamera ? "camera track" : "video") encoder: \(error.message)")
+                }
+            case .video(.raw(let pixelFormat)), .camera(.raw(let pixelFormat)):
+                guard let size = route.type == .camera ? cameraSize : (capture.width, capture.height) else { continue }
                 rawVideo.append(route)
-                formats[route] = .video(VideoFormat(width: capture.width, height: capture.height, pixelFormat: pixelFormat))
+                formats[route] = .video(VideoFormat(width: size.width, height: size.height, pixelFormat: pixelFormat))
             case .audio(let type, .encoded(let settings)):
                 let mixed = mixedAliases[route]
                 do {
@@ -74,7 +82,7 @@ struct EncoderSet {
             case .audio(_, .raw):
                 rawAudio.append(route)
                 formats[route] = .audio(.standard)
-            case .video(.none), .audio(_, .none):
+            case .video(.none), .camera(.none), .audio(_, .none):
                 break
             }
         }
@@ -105,7 +113,7 @@ struct EncoderSet {
             guard let format = formats[route] else { continue }
             let slot = self.slot
             sinks[route] = { frame, broadcastNs, _ in
-                let sample = SampleBuffer(type: .video, presentationTime: .nanoseconds(broadcastNs), duration: frameDuration,
+                let sample = SampleBuffer(type: route.type, presentationTime: .nanoseconds(broadcastNs), duration: frameDuration,
                                           formatDescription: format,
                                           payload: .pixels(PixelData(buffer: frame.pixels, planeOffsets: [0], bytesPerRow: [frame.bytesPerRow])),
                                           frameInfo: frame.frameInfo)

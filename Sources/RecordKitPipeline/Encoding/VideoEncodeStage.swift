@@ -76,10 +76,12 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let onOverload: @Sendable (String) -> Void
     private let describeEncoder: String
 
-    init(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String, lowDelay: Bool = false,
+    /// `route` is the route it feeds (default: the screen's `.video` route with `settings`; the
+    /// camera track's stage is given its `.camera` route).
+    init(settings: VideoEncoderSettings, route: SampleRoute? = nil, width: Int, height: Int, frameRate: Int, id: String, lowDelay: Bool = false,
          spliceSkips: Bool = false, drainWhenStill: Bool = false, onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void,
          onOverload: @escaping @Sendable (String) -> Void = { _ in }) throws(MediaError) {
-        self.route = .video(.encoded(settings))
+        self.route = route ?? .video(.encoded(settings))
         let encoder = try VideoEncoder(settings: settings, inputWidth: width, inputHeight: height, frameRate: frameRate, id: id,
                                        lowDelay: lowDelay)
         self.encoder = encoder

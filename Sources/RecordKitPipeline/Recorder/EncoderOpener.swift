@@ -29,7 +29,7 @@ struct EncoderOpener: Sendable {
     /// what it gets (not ``HandlerInput/toleratesEncoderDelay``).
     func open(_ routes: Set<SampleRoute>, live: Bool) throws(RecorderError) -> Opened {
         let lowDelay: Set<SampleRoute> = variableFrameRate && (live || lowDelayForEveryRoute) ? routes : []
-        let splice: Set<SampleRoute> = !variableFrameRate && !live ? routes : []
+        let splice: Set<SampleRoute> = !variableFrameRate && !live ? Set(routes.filter { $0.type != .camera }) : []
         let drain: Set<SampleRoute> = variableFrameRate ? routes.subtracting(lowDelay) : []
         let encoders = try EncoderSet.open(routes: routes, capture: capture, frameRate: frameRate, slot: slot,
                                            lowDelayRoutes: lowDelay, spliceRoutes: splice, drainRoutes: drain,

@@ -93,9 +93,7 @@ extension Recorder {
 
     private func attachOnControlQueue(_ registration: HandlerRegistration) throws(RecorderError) -> (HandlerRunner, Int64) {
         guard state == .recording || state == .paused, let graph else { throw RecorderError(.invalidState, "no capture is running") }
-        var available: Set<SampleBufferType> = [.video]
-        available.formUnion(graph.audioTracks)
-        if !graph.audioTracks.isEmpty { available.insert(.audioMixed) }
+        let available = graph.availableTypes
         // "Same as stream": a sharing output takes the video settings of the first output that does not share.
         let input = VideoEncodeSharing.apply(to: outputInputs.withLock { $0.map(\.input) } + [registration.handler.input]).last!
         let routes = Set(SampleRoute.routes(for: input, available: available))

@@ -35,16 +35,18 @@ extension RecordingConfiguration {
 
     /// Applies the camera options as the command line and the service spell them: `camera` (a
     /// name, empty for the first camera, nil for none), `position` and `size`
-    /// (``CameraPlacement/init(position:size:)``) and `off` (the corner starts hidden).
+    /// (``CameraPlacement/init(position:size:)``), `off` (the corner starts hidden) and `track`
+    /// (the camera as its own video track instead of a corner).
     /// - Throws: ``RecorderError`` `.badArgument` naming the option.
-    package mutating func applyCamera(_ camera: String?, position: String, size: String, off: Bool) throws(RecorderError) {
+    package mutating func applyCamera(_ camera: String?, position: String, size: String, off: Bool, track: Bool = false) throws(RecorderError) {
         guard let camera else {
             if off { throw RecorderError(.badArgument, "--camera-off needs --camera") }
+            if track { throw RecorderError(.badArgument, "--camera-track needs --camera") }
             return
         }
         do throws(CaptureError) {
             self.camera = CameraRequest(name: camera.isEmpty ? nil : camera, placement: try CameraPlacement(position: position, size: size),
-                                        offAtStart: off)
+                                        offAtStart: off, track: track)
         } catch {
             throw RecorderError(.badArgument, error.message)
         }

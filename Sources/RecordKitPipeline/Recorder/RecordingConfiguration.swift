@@ -44,12 +44,16 @@ package struct CameraRequest: Sendable, Equatable {
     package var placement: CameraPlacement
     /// Whether the corner starts switched off (`--camera-off`): hidden until switched on.
     package var offAtStart: Bool
+    /// Whether the camera is recorded as its own video track (`--camera-track`) instead of in
+    /// a corner: ``placement`` is then unused and the screen picture has no corner.
+    package var track: Bool
 
     /// Creates a request.
-    package init(name: String?, placement: CameraPlacement = CameraPlacement(), offAtStart: Bool = false) {
+    package init(name: String?, placement: CameraPlacement = CameraPlacement(), offAtStart: Bool = false, track: Bool = false) {
         self.name = name
         self.placement = placement
         self.offAtStart = offAtStart
+        self.track = track
     }
 }
 

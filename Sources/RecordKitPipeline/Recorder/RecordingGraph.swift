@@ -38,10 +38,17 @@ final class RecordingGraph: @unchecked Sendable {
         var mixedAliases: [SampleRoute: SampleRoute]
         var contexts: [HandlerContext]
         /// Where each raw or encoded video frame goes (one entry per distinct video route).
-        var videoSinks: [SampleRoute: VideoSink] { didSet { sinkList = Array(videoSinks.values) } }
-        /// ``videoSinks``' values, kept as they change (attach, detach) so that each captured
-        /// frame takes them without building an array.
+        var videoSinks: [SampleRoute: VideoSink] { didSet { updateSinkLists() } }
+        /// ``videoSinks``' values of the screen's routes, kept as they change (attach, detach)
+        /// so that each captured frame takes them without building an array.
         var sinkList: [VideoSink] = []
+        /// Those of the camera track's routes (``SampleBufferType/camera``).
+        var cameraSinkList: [VideoSink] = []
+
+        mutating func updateSinkLists() {
+            sinkList = videoSinks.filter { $0.key.type == .video }.map(\.value)
+            cameraSinkList = videoSinks.filter { $0.key.type == .camera }.map(\.value)
+        }
         /// The format of every route that runs.
         var formats: [SampleRoute: FormatDescription]
     }
@@ -56,7 +63,7 @@ final class RecordingGraph: @unchecked Sendable {
         self.dispatcher = dispatcher
         self.encoderOpener = encoderOpener
         var parts = parts
-        parts.sinkList = Array(parts.videoSinks.values)
+        parts.updateSinkLists()
         self.parts = PartsBox(parts)
     }
 
@@ -65,6 +72,16 @@ final class RecordingGraph: @unchecked Sendable {
         let mutex: Mutex<Parts>
         init(_ parts: Parts) { mutex = Mutex(parts) }
         func withLock<T>(_ body: (inout Parts) -> T) -> T { mutex.withLock { body(&$0) } }
+    }
+
+    /// The sample types this recording produces: video, the audio tracks (and their mix), the
+    /// camera track when it has one.
+    var availableTypes: Set<SampleBufferType> {
+        var available: Set<SampleBufferType> = [.video]
+        available.formUnion(audioTracks)
+        if !audioTracks.isEmpty { available.insert(.audioMixed) }
+        if camera?.trackSize != nil { available.insert(.camera) }
+        return available
     }
 
     /// The video encoder stages running now.
@@ -119,6 +136,13 @@ final class RecordingGraph: @unchecked Sendable {
     func start(timeline: Timeline, onFirstFrame: @escaping @Sendable (CapturedFrame) -> Void) {
         let parts = self.parts
         let first = Atomic<Bool>(false)
+        // The camera track's frames come on the capture thread right after the screen frame of
+        // the same tick, with its times: the timeline has started by then.
+        camera?.startTrack { frame in
+            guard let b = timeline.broadcastTime(ofCapture: frame.captureTime) else { return }
+            let slot = timeline.broadcastTime(ofCapture: frame.scheduledTime) ?? b
+            for sink in parts.withLock({ $0.cameraSinkList }) { sink(frame, b, slot) }
+        }
         capture.start { frame in
             if !first.exchange(true, ordering: .acquiringAndReleasing) { onFirstFrame(frame) }
             // Content time decides what is cut (paused spans); the tick's due time decides the slot.

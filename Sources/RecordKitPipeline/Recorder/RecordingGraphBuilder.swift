@@ -47,6 +47,7 @@ struct RecordingGraphBuilder {
         var available: Set<SampleBufferType> = [.video]
         available.formUnion(audioTypes)
         if !audioTypes.isEmpty { available.insert(.audioMixed) }
+        if (capture as? CameraOverlaySource)?.trackSize != nil { available.insert(.camera) }
 
         // Routes per handler, with video encodes shared where a handler allows it.
         let inputs = VideoEncodeSharing.apply(to: registrations.map(\.handler.input))
@@ -60,7 +61,8 @@ struct RecordingGraphBuilder {
         let allRoutes = Set(routesPerHandler.flatMap { $0 })
         let liveRoutes = Set(zip(inputs, routesPerHandler).filter { !$0.0.toleratesEncoderDelay }.flatMap { $0.1 })
         let variable = configuration.screen.frameRateMode == .variable
-        let spliceRoutes = variable ? [] : allRoutes.subtracting(liveRoutes)
+        // The camera track changes every frame: nothing to splice, and never held back for it.
+        let spliceRoutes: Set<SampleRoute> = variable ? [] : Set(allRoutes.subtracting(liveRoutes).filter { $0.type != .camera })
         let lowDelayRoutes = !variable ? [] : Self.lowDelayForEveryRoute ? allRoutes : liveRoutes
         let drainRoutes = variable ? allRoutes.subtracting(lowDelayRoutes) : []
         let slot = DispatcherSlot()
@@ -163,7 +165,7 @@ extension RecordingGraphBuilder {
             throw error
         }
         do throws(CaptureError) {
-            return try CameraOverlaySource(screen: screen, camera: camera, placement: request.placement,
+            return try CameraOverlaySource(screen: screen, camera: camera, placement: request.track ? nil : request.placement,
                                            mode: configuration.screen.frameRateMode, enabled: !request.offAtStart)
         } catch {
             screen.stop()

@@ -10,9 +10,11 @@ struct FrameStat: Sendable {
 }
 
 enum FrameStats {
-    /// Every frame of the first video stream of `path`, optionally cropped to `crop` first.
-    static func frames(_ path: String, crop: PixelRect? = nil, timeout: TimeInterval = 120) throws -> [FrameStat] {
+    /// Every frame of the first video stream of `path` (or of the stream with absolute index
+    /// `streamIndex`), optionally cropped to `crop` first.
+    static func frames(_ path: String, streamIndex: Int? = nil, crop: PixelRect? = nil, timeout: TimeInterval = 120) throws -> [FrameStat] {
         var filter = "movie=\(path.replacingOccurrences(of: ":", with: "\\\\:"))"
+        if let streamIndex { filter += ":si=\(streamIndex)" }
         if let c = crop { filter += ",crop=\(c.width):\(c.height):\(c.x):\(c.y)" }
         filter += ",scale=64:36,signalstats"
         let data = try ProcessRunner.output("ffprobe", ["-v", "error", "-f", "lavfi", "-i", filter, "-show_entries",
