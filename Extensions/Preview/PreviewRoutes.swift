@@ -9,7 +9,7 @@ import RecordKitWeb
 /// | `GET /` | the page (``PreviewPage``) |
 /// | `GET /live` | WebSocket: the live picture as fragmented MP4 (``LiveSocketHandler``; routed by ``PreviewServer``) |
 /// | `GET /status` | JSON: `preview` (mode, viewers, movie) and `recording` (the recorder's status) |
-/// | `POST /control/{pause,resume,stop,discard,mic-off,mic-on}` | the recording's controls, as `recordctl` |
+/// | `POST /control/{pause,resume,stop,discard,mic-off,mic-on,camera-off,camera-on}` | the recording's controls, as `recordctl` |
 /// | `GET /movie` | the finished movie, with HTTP Range (review; RecordKitWeb's ``ByteRange``: 416 for any unsatisfiable range) |
 /// | `POST /review/keep?start=S&end=E&duration=D`, `POST /review/discard` | the review's buttons |
 struct PreviewRoutes: Sendable {

@@ -13,6 +13,10 @@ public enum BroadcastControlRequest: String, Sendable, Hashable, CaseIterable {
     case micOff = "mic-off"
     /// Switch the microphone back on (`recordctl mic on`).
     case micOn = "mic-on"
+    /// Switch the camera off: its corner (or its track) shows nothing from now on (`recordctl camera off`).
+    case cameraOff = "camera-off"
+    /// Switch the camera back on (`recordctl camera on`).
+    case cameraOn = "camera-on"
 }
 
 /// What a recording lets a handler see and do beyond its own broadcast: the recording's

@@ -6,7 +6,19 @@ package struct ServicePaths: Sendable {
     /// `$XDG_RUNTIME_DIR/recordkit` (mode 0700), else `/tmp/recordkit-<uid>`.
     package var runtimeDirectory: String
     /// The control socket (mode 0600).
-    package var socketPath: String { runtimeDirectory + "/recordd.sock" }
+    package var socketPath: String { runtimeDirectory + "/" + socketName }
+    /// The socket's file name: `recordd.sock` for the service, `record.sock` for a foreground
+    /// `recordctl record` (``foregroundRecording``).
+    package var socketName = "recordd.sock"
+
+    /// The same paths with the socket a foreground `recordctl record` listens on for the live
+    /// switches (`recordctl mic|app-audio|camera off|on`), in the same private directory, with
+    /// the same checks on both sides.
+    package var foregroundRecording: ServicePaths {
+        var paths = self
+        paths.socketName = "record.sock"
+        return paths
+    }
     /// `$XDG_STATE_HOME/recordkit` (else `~/.local/state/recordkit`).
     package var stateDirectory: String
     /// One directory per recording.

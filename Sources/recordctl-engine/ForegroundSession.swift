@@ -51,6 +51,9 @@ struct ForegroundSession {
             // The recorder's `failed` event already printed why (once).
             return ExitCodes.code(for: error)
         }
+        // `recordctl mic|app-audio|camera off|on` from another terminal reach this recording.
+        let switches = ForegroundSwitches(session: session)
+        defer { switches?.stop() }
         let startWarnings = session.status.warnings
         for warning in startWarnings { Console.error(warning) }
         for url in session.status.handlers.compactMap({ $0.serviceInfo["url"] }) where url.hasPrefix("http://127.0.0.1:") {

@@ -10,7 +10,8 @@ struct CameraCommand: ParsableCommand {
         abstract: "Hide (off) or show (on) the camera's corner in the running recording; print the switch's time in seconds.",
         discussion: "Needs a recording started with --camera. The corner disappears from the switch's instant on in every output "
             + "and comes back with `on`. Each switch is a camera-off/camera-on event with its time (recordctl events); status shows "
-            + "the state. `--camera-off` starts with it hidden. docs/recordctl/camera.md.")
+            + "the state. `--camera-off` starts with it hidden. A foreground `recordctl record` is switched when the service "
+            + "records nothing. docs/recordctl/camera.md.")
 
     @Argument(help: ArgumentHelp("off or on.", valueName: "off|on"))
     var state: AudioSwitchState
@@ -18,10 +19,9 @@ struct CameraCommand: ParsableCommand {
     func run() throws {
         let result: ControlResult
         do throws(ControlError) {
-            let client = try ServiceConnection.connect(startIfNeeded: false)
             var options = CommandOptions()
             options.enabled = state == .on
-            result = try client.request(.cameraSwitch, options: options)
+            result = try LiveSwitch.send(.cameraSwitch, options: options)
         } catch {
             Console.error(error.message)
             throw ExitCode(ExitCodes.code(for: error))

@@ -10,7 +10,8 @@ struct MicCommand: ParsableCommand {
         abstract: "Switch the microphone of the running recording off (silence) or on; print the switch's time in seconds.",
         discussion: "While off, the microphone track (and its share of a mixed track) records silence: no gap, no timestamp jump. "
             + "Each switch is a mic-off/mic-on event with its time (recordctl events); status shows the state. "
-            + "`recordctl start --mic-off` starts with it off. docs/recordctl/mic.md.")
+            + "`recordctl start --mic-off` starts with it off. A foreground `recordctl record` is switched when the service "
+            + "records nothing. docs/recordctl/mic.md.")
 
     @Argument(help: ArgumentHelp("off or on.", valueName: "off|on"))
     var state: AudioSwitchState
@@ -35,15 +36,15 @@ struct AppAudioCommand: ParsableCommand {
 enum AudioSwitchState: String, ExpressibleByArgument, CaseIterable {
     case off, on
 
-    /// Sends `audio-switch` for `track` to the service and prints the switch's time.
+    /// Sends `audio-switch` for `track` to the running recording (the service's, else a
+    /// foreground `recordctl record`'s: ``LiveSwitch``) and prints the switch's time.
     static func send(_ state: AudioSwitchState, track: String) throws {
         let result: ControlResult
         do throws(ControlError) {
-            let client = try ServiceConnection.connect(startIfNeeded: false)
             var options = CommandOptions()
             options.track = track
             options.enabled = state == .on
-            result = try client.request(.audioSwitch, options: options)
+            result = try LiveSwitch.send(.audioSwitch, options: options)
         } catch {
             Console.error(error.message)
             throw ExitCode(ExitCodes.code(for: error))

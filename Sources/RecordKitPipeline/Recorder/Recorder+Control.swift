@@ -53,6 +53,7 @@ final class RecordingControlLink: Sendable {
                 case .stop: recorder.stop(reason: "user")
                 case .discard: recorder.discard(reason: "user")
                 case .micOff, .micOn: _ = try recorder.setAudioEnabled(request == .micOn, track: .audioMic)
+                case .cameraOff, .cameraOn: _ = try recorder.setCameraEnabled(request == .cameraOn)
                 }
                 completion(nil)
             } catch {
