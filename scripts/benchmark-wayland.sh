@@ -6,10 +6,13 @@
 # variable frame rate uses). CPU = user + sys of the recorder process (GNU time), frames = decoded
 # frames in the file. Prints one line per run and the ratios.
 #
-#   scripts/benchmark-wayland.sh [moving|still] [ROUND] [ROUNDS]     (defaults: moving 15 2)
+#   scripts/benchmark-wayland.sh [moving|still|camera] [ROUND] [ROUNDS]     (defaults: moving 15 2)
 #
 # moving: GStreamer's videotestsrc (SMPTE bars scrolling) drawn full screen through waylandsink
 # (1920x1080 at 30 fps, every pixel changing); still: the rig's solid background.
+# camera: the moving screen recorded by recordctl twice per round, without and with the camera
+# picture-in-picture (`--camera`: the rig's test camera, 320x240 at 30 fps, into a 480x360
+# corner), A B A B; prints the CPU with the camera over the CPU without.
 # Needs a release build (swift build -c release) and root (the rig's user runs the recorders).
 # CPU is measured under flock /work/coord/bench.lock when that file's directory exists.
 set -euo pipefail
@@ -45,8 +48,9 @@ LOCK=()
 [ -d /work/coord ] && LOCK=(flock -o /work/coord/bench.lock)
 
 ours() {
+  local name=$1; shift
   "${LOCK[@]}" bash scripts/wayland-rig.sh run /usr/bin/time -f "cpu %U %S" "$OUT/bin/recordctl" record --source portal \
-    --duration "$ROUND" --no-mic --no-app-audio --output "$OUT/ours-$1.mp4" 2>&1 | grep '^cpu' | tail -1
+    --duration "$ROUND" --no-mic --no-app-audio --output "$OUT/ours-$name.mp4" "$@" 2>&1 | grep '^cpu' | tail -1
 }
 gstreamer() {
   # -e: SIGINT becomes end-of-stream, so the MP4 is finalized.
@@ -60,6 +64,24 @@ gstreamer() {
 frames() { local n; n=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$1" 2>/dev/null) || n=0; [[ $n =~ ^[0-9]+$ ]] || n=0; echo "$n"; }
 
 echo "benchmark-wayland: $MODE, $ROUNDS x ${ROUND} s each, load: $(uptime | sed 's/.*load average: //')"
+if [ "$MODE" = camera ]; then
+  bash scripts/wayland-rig.sh camera-start >/dev/null
+  trap '[ -n "$CONTENT_PID" ] && kill -- "-$CONTENT_PID" 2>/dev/null; bash scripts/wayland-rig.sh camera-stop >/dev/null 2>&1; true' EXIT
+  sum_plain=0; sum_cam=0; f_plain=0; f_cam=0
+  for ((i = 1; i <= ROUNDS; i++)); do
+    read -r _ u s < <(ours "plain-$i")
+    c=$(echo "$u + $s" | bc -l); n=$(frames "$OUT/ours-plain-$i.mp4")
+    echo "  recordctl           round $i: cpu ${c} s, frames $n"
+    sum_plain=$(echo "$sum_plain + $c" | bc -l); f_plain=$((f_plain + n))
+    read -r _ u s < <(ours "camera-$i" --camera rk-test-camera)
+    c=$(echo "$u + $s" | bc -l); n=$(frames "$OUT/ours-camera-$i.mp4")
+    echo "  recordctl --camera  round $i: cpu ${c} s, frames $n"
+    sum_cam=$(echo "$sum_cam + $c" | bc -l); f_cam=$((f_cam + n))
+  done
+  printf 'benchmark-wayland: camera: with/without the camera CPU %.3fx; frames %d vs %d; load after: %s\n' \
+    "$(echo "$sum_cam / $sum_plain" | bc -l)" "$f_cam" "$f_plain" "$(uptime | sed 's/.*load average: //')"
+  exit 0
+fi
 sum_ours=0; sum_gst=0; f_ours=0; f_gst=0
 for ((i = 1; i <= ROUNDS; i++)); do
   read -r _ u s < <(ours "$i")

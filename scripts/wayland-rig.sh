@@ -30,7 +30,12 @@
 #   xdg-desktop-portal-wlr 0.7.0, built from Debian's source package with
 #       scripts/wayland/xdpw-0.7.0-gpuless.patch (cached: the second start builds nothing);
 #       no chooser (output HEADLESS-1), at most 30 fps, restore tokens on (XDPW_PERSIST_MODE)
-#   /usr/libexec/xdg-desktop-portal 1.16 (XDG_CURRENT_DESKTOP=sway picks the wlr backend)
+#   xdg-desktop-portal-gtk 1.14, for its Access backend only (portals/gtk-access.portal): without
+#       an Access backend xdg-desktop-portal 1.16 does not offer the Camera portal. The permission
+#       store says "yes" for table devices, id camera, app "" (an unsandboxed app): what the
+#       user's "Allow" in the Access dialog stores, so AccessCamera answers without a dialog
+#   /usr/libexec/xdg-desktop-portal 1.16 (XDG_CURRENT_DESKTOP=sway picks the wlr backend; the
+#       Camera portal through the gtk Access backend)
 #
 # Everything lives in $RK_RIG_DIR/wayland (RK_RIG_DIR defaults to ./rig-run), or in
 # /tmp/rk-wayland-<hash> when the rig's user cannot reach that directory (a checkout under
@@ -46,7 +51,7 @@ USER_NAME=${RK_WAYLAND_USER:-rkwayland}
 ENV_FILE=$RIG/wayland.env
 PATCH=$ROOT/scripts/wayland/xdpw-0.7.0-gpuless.patch
 XDPW_VERSION=0.7.0
-COMPONENTS=(dbus pipewire wireplumber sway xdpw portal)
+COMPONENTS=(dbus pipewire wireplumber sway xdpw access portal)
 BACKGROUND=${RK_WAYLAND_BG:-#3366CC}
 
 log() { printf 'wayland-rig: %s\n' "$*" >&2; }
@@ -60,7 +65,7 @@ PKGS=(sway xdg-desktop-portal pipewire pipewire-bin wireplumber dbus dbus-bin we
   gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-ugly gstreamer1.0-plugins-bad python3-dbus python3-gi time bc util-linux procps
   dpkg-dev meson ninja-build pkg-config gcc patch libdrm-dev libinih-dev libgbm-dev libpipewire-0.3-dev
-  libwayland-dev wayland-protocols libsystemd-dev)
+  libwayland-dev wayland-protocols libsystemd-dev xdg-desktop-portal-gtk)
 
 install_packages() {
   local missing=() p
@@ -121,7 +126,7 @@ setup_paths() {
 exe_of() {
   case $1 in
     dbus) echo dbus-daemon ;; pipewire) echo pipewire ;; wireplumber) echo wireplumber ;;
-    sway) echo sway ;; xdpw|portal) echo xdg-desktop-por ;; camera) echo gst-launch-1.0 ;;
+    sway) echo sway ;; xdpw|access|portal) echo xdg-desktop-por ;; camera) echo gst-launch-1.0 ;;
   esac
 }
 pid_of() { [ -s "$PIDS/$1.pid" ] && cat "$PIDS/$1.pid" || true; }
@@ -174,9 +179,14 @@ answers() {
     wireplumber) user_cmd timeout 5 pw-cli ls Metadata | grep -q 'metadata.name = "default"' ;;
     sway) [ -n "$(wayland_display)" ] && [ -n "$(sway_sock)" ] && user_cmd timeout 5 swaymsg -t get_outputs | grep -q HEADLESS-1 ;;
     xdpw) bus_has org.freedesktop.impl.portal.desktop.wlr ;;
+    access) bus_has org.freedesktop.impl.portal.desktop.gtk && user_cmd timeout 5 busctl --user call \
+      org.freedesktop.impl.portal.PermissionStore /org/freedesktop/impl/portal/PermissionStore \
+      org.freedesktop.impl.portal.PermissionStore Lookup ss devices camera | grep -q '"yes"' ;;
     camera) user_cmd timeout 5 pw-cli ls Node | grep -q 'node.name = "rk-test-camera"' ;;
     portal) bus_has org.freedesktop.portal.Desktop && user_cmd timeout 5 busctl --user get-property \
-      org.freedesktop.portal.Desktop /org/freedesktop/portal/desktop org.freedesktop.portal.ScreenCast AvailableSourceTypes ;;
+      org.freedesktop.portal.Desktop /org/freedesktop/portal/desktop org.freedesktop.portal.ScreenCast AvailableSourceTypes \
+      && user_cmd timeout 5 busctl --user get-property org.freedesktop.portal.Desktop /org/freedesktop/portal/desktop \
+      org.freedesktop.portal.Camera version ;;
   esac
 }
 
@@ -234,6 +244,12 @@ DBusName=org.freedesktop.impl.portal.desktop.wlr
 Interfaces=org.freedesktop.impl.portal.Screenshot;org.freedesktop.impl.portal.ScreenCast;
 UseIn=wlroots;sway;
 EOF
+  cat >"$WL/portals/gtk-access.portal" <<'EOF'
+[portal]
+DBusName=org.freedesktop.impl.portal.desktop.gtk
+Interfaces=org.freedesktop.impl.portal.Access;
+UseIn=wlroots;sway;
+EOF
   chown -R "$UID_N:$GID_N" "$WL/home" "$WL/config" "$WL/data" "$WL/cache" "$WL/state" "$WL/portals"
 }
 
@@ -268,6 +284,13 @@ start_one() {
         sway -c "$WL/config/sway/config" ;;
     xdpw)
       spawn xdpw env WAYLAND_DISPLAY="$(wayland_display)" XDPW_PERSIST_MODE=permanent "$XDPW_BIN" -l INFO ;;
+    access)
+      spawn access env WAYLAND_DISPLAY="$(wayland_display)" /usr/libexec/xdg-desktop-portal-gtk -r
+      # An unsandboxed app allowed to use the camera (the permission store, D-Bus activated).
+      wait_until 10 bus_has org.freedesktop.impl.portal.desktop.gtk || true
+      user_cmd timeout 10 busctl --user call org.freedesktop.impl.portal.PermissionStore \
+        /org/freedesktop/impl/portal/PermissionStore org.freedesktop.impl.portal.PermissionStore \
+        SetPermission sbssas devices true camera "" 1 yes >/dev/null ;;
     portal)
       spawn portal env WAYLAND_DISPLAY="$(wayland_display)" /usr/libexec/xdg-desktop-portal ;;
     camera)

@@ -17,6 +17,7 @@
 #define PORTAL_NAME "org.freedesktop.portal.Desktop"
 #define PORTAL_PATH "/org/freedesktop/portal/desktop"
 #define SCREENCAST_IFACE "org.freedesktop.portal.ScreenCast"
+#define CAMERA_IFACE "org.freedesktop.portal.Camera"
 
 struct rk_portal {
     sd_bus *bus;
@@ -28,6 +29,7 @@ struct rk_portal {
     sd_bus_message *response;
     sd_bus_slot *closed_slot;
     int closed;
+    const char *what;  // the portal's name in messages: "ScreenCast" or "Camera"
 };
 
 static void set_err(char *err, size_t len, const char *fmt, const char *detail) {
@@ -55,6 +57,7 @@ rk_portal *rk_portal_open(char *err, size_t errlen) {
     size_t j = 0;
     for (const char *c = unique + 1; *c && j + 1 < sizeof(p->sender); c++) p->sender[j++] = *c == '.' ? '_' : *c;
     p->sender[j] = 0;
+    p->what = "ScreenCast";
     return p;
 }
 
@@ -110,10 +113,10 @@ static int call_request(rk_portal *p, sd_bus_message *m, const char *method, con
     sd_bus_error e = SD_BUS_ERROR_NULL;
     sd_bus_message *reply = NULL;
     r = sd_bus_call(p->bus, m, (uint64_t)timeout_ms * 1000, &e, &reply);
+    char detail[640];
     if (r < 0) {
-        char detail[512];
-        snprintf(detail, sizeof(detail), "%s: %s", method, e.message ? e.message : strerror(-r));
-        set_err(err, errlen, "the ScreenCast portal refused %s", detail);
+        snprintf(detail, sizeof(detail), "the %s portal refused %s: %s", p->what, method, e.message ? e.message : strerror(-r));
+        set_err(err, errlen, "%s", detail);
         sd_bus_error_free(&e);
         sd_bus_slot_unref(slot);
         return r;
@@ -131,14 +134,21 @@ static int call_request(rk_portal *p, sd_bus_message *m, const char *method, con
     }
     sd_bus_slot_unref(slot);
     if (!p->have_response) {
-        set_err(err, errlen, r == -ETIMEDOUT ? "the ScreenCast portal did not answer %s in time" : "the session bus failed during %s", method);
+        if (r == -ETIMEDOUT) snprintf(detail, sizeof(detail), "the %s portal did not answer %s in time", p->what, method);
+        else snprintf(detail, sizeof(detail), "the session bus failed during %s", method);
+        set_err(err, errlen, "%s", detail);
         return r == -ETIMEDOUT ? -ETIMEDOUT : (r < 0 ? r : -EIO);
     }
     if (p->response_code == 1) {
-        set_err(err, errlen, "the ScreenCast portal cancelled the screen cast at %s (the user declined, or the portal found nothing to select)", method);
+        snprintf(detail, sizeof(detail), "the %s portal cancelled %s (the user declined, or the portal found nothing to offer)", p->what, method);
+        set_err(err, errlen, "%s", detail);
         return -ECANCELED;
     }
-    if (p->response_code != 0) { set_err(err, errlen, "the ScreenCast portal refused %s", method); return -EPERM; }
+    if (p->response_code != 0) {
+        snprintf(detail, sizeof(detail), "the %s portal refused %s", p->what, method);
+        set_err(err, errlen, "%s", detail);
+        return -EPERM;
+    }
     return 0;
 }
 
@@ -301,4 +311,57 @@ void rk_portal_close(rk_portal *p) {
     if (p->response) sd_bus_message_unref(p->response);
     sd_bus_flush_close_unref(p->bus);
     free(p);
+}
+
+// MARK: The Camera portal
+
+int rk_portal_camera_access(rk_portal *p, int timeout_ms, char *err, size_t errlen) {
+    uint32_t version = 0;
+    sd_bus_error e = SD_BUS_ERROR_NULL;
+    // Only a running portal: asking an absent one would have D-Bus start xdg-desktop-portal.
+    int owned = 0, r;
+    sd_bus_message *owner = NULL;
+    if (sd_bus_call_method(p->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                                     &e, &owner, "s", PORTAL_NAME) >= 0) {
+        if (sd_bus_message_read(owner, "b", &owned) < 0) owned = 0;
+        sd_bus_message_unref(owner);
+    }
+    sd_bus_error_free(&e);
+    if (!owned) {
+        set_err(err, errlen, "no Camera portal answers (%s is not running)", PORTAL_NAME);
+        return -ENOENT;
+    }
+    r = sd_bus_get_property_trivial(p->bus, PORTAL_NAME, PORTAL_PATH, CAMERA_IFACE, "version", &e, 'u', &version);
+    if (r < 0) {
+        set_err(err, errlen, "no Camera portal answers (%s)", e.message ? e.message : strerror(-r));
+        sd_bus_error_free(&e);
+        return -ENOENT;
+    }
+    p->what = "Camera";
+    char token[64];
+    sd_bus_message *m = NULL;
+    next_token(p, token, sizeof(token));
+    CHECK(sd_bus_message_new_method_call(p->bus, &m, PORTAL_NAME, PORTAL_PATH, CAMERA_IFACE, "AccessCamera"));
+    CHECK(sd_bus_message_append(m, "a{sv}", 1, "handle_token", "s", token));
+    r = call_request(p, m, "AccessCamera", token, timeout_ms, err, errlen);
+fail:
+    sd_bus_message_unref(m);
+    return r;
+}
+
+int rk_portal_camera_open_remote(rk_portal *p, char *err, size_t errlen) {
+    sd_bus_error e = SD_BUS_ERROR_NULL;
+    sd_bus_message *reply = NULL;
+    int r = sd_bus_call_method(p->bus, PORTAL_NAME, PORTAL_PATH, CAMERA_IFACE, "OpenPipeWireRemote", &e, &reply, "a{sv}", 0);
+    if (r < 0) {
+        set_err(err, errlen, "the Camera portal's OpenPipeWireRemote failed: %s", e.message ? e.message : strerror(-r));
+        sd_bus_error_free(&e);
+        return r;
+    }
+    int fd = -1;
+    r = sd_bus_message_read(reply, "h", &fd);
+    int copy = r < 0 ? r : fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (copy < 0) { r = r < 0 ? r : -errno; set_err(err, errlen, "the Camera portal gave no usable descriptor (%s)", strerror(-r)); copy = r; }
+    sd_bus_message_unref(reply);
+    return copy;
 }

@@ -246,6 +246,11 @@ rk_pw_capture *rk_pw_camera_open(uint32_t node_id, uint32_t max_fps, rk_pw_frame
     return capture_open(-1, node_id, max_fps, "RecordKit camera", "Camera", on_frame, on_event, userdata, err, errlen);
 }
 
+rk_pw_capture *rk_pw_camera_open_fd(int fd, uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
+                                    rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen) {
+    return capture_open(fd, node_id, max_fps, "RecordKit camera", "Camera", on_frame, on_event, userdata, err, errlen);
+}
+
 uint32_t rk_pw_capture_source_format(rk_pw_capture *c) {
     pthread_mutex_lock(&c->lock);
     uint32_t format = c->source_format;

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pipewire/pipewire.h>
 
@@ -15,6 +16,9 @@ struct listing {
     struct pw_core *core;
     rk_pw_node *nodes;
     int max, count, seq, done;
+    // Through the Camera portal: the session manager grants the portal's connection its cameras
+    // a moment after the portal handed it out, so an empty first answer waits for them.
+    int wait_for_nodes;
 };
 
 static void copy_prop(char *dst, size_t len, const struct spa_dict *props, const char *key) {
@@ -36,13 +40,17 @@ static void on_global(void *data, uint32_t id, uint32_t permissions, const char 
     if (!n->description[0]) copy_prop(n->description, sizeof(n->description), props, PW_KEY_NODE_NICK);
     copy_prop(n->role, sizeof(n->role), props, PW_KEY_MEDIA_ROLE);
     copy_prop(n->api, sizeof(n->api), props, "device.api");
+    if (l->done && l->wait_for_nodes) pw_main_loop_quit(l->loop);
 }
 
 static const struct pw_registry_events registry_events = { PW_VERSION_REGISTRY_EVENTS, .global = on_global };
 
 static void on_done(void *data, uint32_t id, int seq) {
     struct listing *l = data;
-    if (id == PW_ID_CORE && seq == l->seq) { l->done = 1; pw_main_loop_quit(l->loop); }
+    if (id == PW_ID_CORE && seq == l->seq) {
+        l->done = 1;
+        if (!l->wait_for_nodes || l->count > 0) pw_main_loop_quit(l->loop);
+    }
 }
 
 static void on_error(void *data, uint32_t id, int seq, int res, const char *message) {
@@ -61,15 +69,19 @@ static void on_timeout(void *data, uint64_t expirations) {
 static void once_init(void) { pw_init(NULL, NULL); }
 
 int rk_pw_list_video_sources(rk_pw_node *nodes, int max, int *count, int timeout_ms, char *err, size_t errlen) {
+    return rk_pw_list_video_sources_fd(-1, nodes, max, count, timeout_ms, err, errlen);
+}
+
+int rk_pw_list_video_sources_fd(int fd, rk_pw_node *nodes, int max, int *count, int timeout_ms, char *err, size_t errlen) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, once_init);
     *count = 0;
-    struct listing l = { .nodes = nodes, .max = max };
+    struct listing l = { .nodes = nodes, .max = max, .wait_for_nodes = fd >= 0 };
     l.loop = pw_main_loop_new(NULL);
-    if (!l.loop) { snprintf(err, errlen, "cannot create a PipeWire loop"); return -ENOMEM; }
+    if (!l.loop) { if (fd >= 0) close(fd); snprintf(err, errlen, "cannot create a PipeWire loop"); return -ENOMEM; }
     struct pw_context *context = pw_context_new(pw_main_loop_get_loop(l.loop), NULL, 0);
-    if (!context) { pw_main_loop_destroy(l.loop); snprintf(err, errlen, "cannot create a PipeWire context"); return -ENOMEM; }
-    l.core = pw_context_connect(context, NULL, 0);
+    if (!context) { if (fd >= 0) close(fd); pw_main_loop_destroy(l.loop); snprintf(err, errlen, "cannot create a PipeWire context"); return -ENOMEM; }
+    l.core = fd >= 0 ? pw_context_connect_fd(context, fd, NULL, 0) : pw_context_connect(context, NULL, 0);
     if (!l.core) {
         int e = errno ? errno : ECONNREFUSED;
         snprintf(err, errlen, "cannot connect to PipeWire (%s): is a PipeWire daemon running for this user?", strerror(e));
@@ -88,7 +100,7 @@ int rk_pw_list_video_sources(rk_pw_node *nodes, int max, int *count, int timeout
     struct timespec value = { .tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000 };
     pw_loop_update_timer(pw_main_loop_get_loop(l.loop), timer, &value, NULL, false);
     pw_main_loop_run(l.loop);
-    int result = l.done ? 0 : -ETIMEDOUT;
+    int result = l.done ? 0 : -ETIMEDOUT;  // through the portal: answered, maybe with no camera
     if (!l.done) snprintf(err, errlen, "PipeWire did not answer within %d ms", timeout_ms);
     *count = l.count;
     pw_loop_destroy_source(pw_main_loop_get_loop(l.loop), timer);

@@ -4,9 +4,10 @@ import RecordKitCapture
 import Synchronization
 
 /// A camera as a PipeWire `Video/Source` node (a V4L2 or libcamera device WirePlumber exposes, a
-/// program's virtual camera, the test rig's GStreamer camera), read from the user's PipeWire
-/// daemon (`PIPEWIRE_REMOTE`, else the user's socket): the ``CameraSource`` of
-/// ``CameraSourceRegistry``.
+/// program's virtual camera, the test rig's GStreamer camera): the ``CameraSource`` of
+/// ``CameraSourceRegistry``. Through the Camera portal when one answers (``CameraPortal``: its
+/// PipeWire connections see the cameras the user allowed), else from the user's PipeWire
+/// daemon directly (`PIPEWIRE_REMOTE`, else the user's socket).
 ///
 /// `init` connects and waits for the negotiated format (raw BGRx/BGRA/RGBx/RGBA, or YUY2, what
 /// most USB cameras send uncompressed, converted once to BGRx on the stream's thread; in
@@ -22,14 +23,15 @@ final class PipeWireCamera: CameraSource, @unchecked Sendable {
     private let box: CameraBox
     private let ref: Unmanaged<CameraBox>
 
-    /// Opens node `node` (named `name`) at up to `framesPerSecond`.
+    /// Opens node `node` (named `name`) at up to `framesPerSecond`, through the remote `fd` (the
+    /// Camera portal's, taken over; -1: the user's daemon).
     /// - Throws: `.cameraUnavailable` when PipeWire or the node cannot be reached, or no raw RGB
     ///   format or YUY2 is agreed within 5 s.
-    init(node: UInt32, name: String, framesPerSecond: Int) throws(CaptureError) {
+    init(node: UInt32, name: String, framesPerSecond: Int, remote fd: Int32 = -1) throws(CaptureError) {
         let box = CameraBox()
         let ref = Unmanaged.passRetained(box)
         var err = [CChar](repeating: 0, count: 512)
-        guard let stream = rk_pw_camera_open(node, UInt32(min(max(framesPerSecond, 1), 240)), { userdata, frame in
+        guard let stream = rk_pw_camera_open_fd(fd, node, UInt32(min(max(framesPerSecond, 1), 240)), { userdata, frame in
             guard let userdata, let frame else { return }
             Unmanaged<CameraBox>.fromOpaque(userdata).takeUnretainedValue().frame(frame)
         }, { userdata, kind, message in
@@ -68,14 +70,23 @@ final class PipeWireCamera: CameraSource, @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Every camera node of PipeWire's registry (``CameraInfo``, api "pipewire").
-    /// - Throws: `.cameraUnavailable` when PipeWire cannot be reached.
+    /// Every camera node of PipeWire's registry (``CameraInfo``, api "pipewire"), through the
+    /// Camera portal when one answers (their detail then says so).
+    /// - Throws: `.cameraUnavailable` when PipeWire cannot be reached, or the portal refused.
     static func list() throws(CaptureError) -> [CameraInfo] {
+        let portal = try CameraPortal.open()
+        defer { portal?.close() }
+        return try list(remote: try portal?.remote() ?? -1)
+    }
+
+    /// The camera nodes seen through the remote `fd` (taken over; -1: the user's daemon).
+    private static func list(remote fd: Int32) throws(CaptureError) -> [CameraInfo] {
         var nodes = [rk_pw_node](repeating: rk_pw_node(), count: 64)
         var count: Int32 = 0
         var err = [CChar](repeating: 0, count: 512)
-        let r = rk_pw_list_video_sources(&nodes, Int32(nodes.count), &count, 3_000, &err, err.count)
+        let r = rk_pw_list_video_sources_fd(fd, &nodes, Int32(nodes.count), &count, 3_000, &err, err.count)
         guard r == 0 else { throw CaptureError(.cameraUnavailable, String(cBuffer: err)) }
+        let via = fd >= 0 ? ["Camera portal"] : []
         return nodes.prefix(Int(count)).map { n in
             var node = n
             let name = withUnsafeBytes(of: &node.name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
@@ -83,7 +94,7 @@ final class PipeWireCamera: CameraSource, @unchecked Sendable {
             let role = withUnsafeBytes(of: &node.role) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
             let api = withUnsafeBytes(of: &node.api) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
             return CameraInfo(api: "pipewire", name: name, description: description, nodeID: n.id,
-                              detail: [role, api].filter { !$0.isEmpty }.joined(separator: ", "), recordable: true)
+                              detail: ([role, api].filter { !$0.isEmpty } + via).joined(separator: ", "), recordable: true)
         }.sorted { $0.nodeID ?? 0 < $1.nodeID ?? 0 }
     }
 
@@ -91,7 +102,9 @@ final class PipeWireCamera: CameraSource, @unchecked Sendable {
     /// node with the Camera role, else the first node).
     /// - Throws: `.cameraNotFound` (with the names there are), `.cameraUnavailable`.
     static func open(_ name: String?, framesPerSecond: Int) throws(CaptureError) -> any CameraSource {
-        let cameras = try list()
+        let portal = try CameraPortal.open()
+        defer { portal?.close() }
+        let cameras = try list(remote: try portal?.remote() ?? -1)
         let chosen: CameraInfo?
         if let name {
             chosen = cameras.first { $0.name == name || $0.description == name || $0.nodeID.map { String($0) } == name }
@@ -104,7 +117,7 @@ final class PipeWireCamera: CameraSource, @unchecked Sendable {
                 + (known.isEmpty ? ": PipeWire has no Video/Source node (`recordctl cameras` lists what there is)"
                                  : ": use one of \(known.joined(separator: ", ")) (`recordctl cameras`)"))
         }
-        return try PipeWireCamera(node: node, name: chosen.name, framesPerSecond: framesPerSecond)
+        return try PipeWireCamera(node: node, name: chosen.name, framesPerSecond: framesPerSecond, remote: try portal?.remote() ?? -1)
     }
 }
 

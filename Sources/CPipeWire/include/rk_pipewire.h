@@ -51,6 +51,18 @@ int rk_portal_poll_closed(rk_portal *p);
 /// Closes the session (Session.Close) and the connection; frees `p`. NULL is ignored.
 void rk_portal_close(rk_portal *p);
 
+/// The Camera portal (org.freedesktop.portal.Camera, what sandboxed apps reach cameras by):
+/// AccessCamera, waiting up to `timeout_ms` for its Response. 0 when access is granted;
+/// -ENOENT when no Camera portal answers (xdg-desktop-portal offers it only with an Access
+/// backend); -ECANCELED/-EPERM when it refused (the user said no, or the permission store
+/// says no); another negative errno for a D-Bus failure. `err` says which.
+int rk_portal_camera_access(rk_portal *p, int timeout_ms, char *err, size_t errlen);
+
+/// The Camera portal's OpenPipeWireRemote, after rk_portal_camera_access granted access: a new
+/// file descriptor (the caller owns it) of a PipeWire connection that sees the cameras only;
+/// one per connection (list, then open). A negative errno with `err` otherwise.
+int rk_portal_camera_open_remote(rk_portal *p, char *err, size_t errlen);
+
 // MARK: A PipeWire video stream (copy path: SHM/memfd buffers mapped read-only)
 
 enum { RK_PW_BGRX = 0, RK_PW_BGRA = 1, RK_PW_RGBX = 2, RK_PW_RGBA = 3 };
@@ -98,6 +110,10 @@ rk_pw_capture *rk_pw_capture_open(int fd, uint32_t node_id, uint32_t max_fps, rk
 rk_pw_capture *rk_pw_camera_open(uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
                                  rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
 
+/// rk_pw_camera_open through the remote `fd` (the Camera portal's; taken over, -1: the default daemon).
+rk_pw_capture *rk_pw_camera_open_fd(int fd, uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
+                                    rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
+
 /// Waits up to `timeout_ms` for the format; 0 with the size and RK_PW_* format, -ETIMEDOUT, or
 /// -EIO when the stream failed first.
 int rk_pw_capture_wait_format(rk_pw_capture *c, int timeout_ms, uint32_t *width, uint32_t *height, uint32_t *format);
@@ -130,5 +146,8 @@ typedef struct rk_pw_node {
 /// `timeout_ms`). Blocking; any thread. 0, or a negative errno with `err` (no daemon: -ECONNREFUSED
 /// or -ENOENT; no answer in time: -ETIMEDOUT).
 int rk_pw_list_video_sources(rk_pw_node *nodes, int max, int *count, int timeout_ms, char *err, size_t errlen);
+
+/// rk_pw_list_video_sources through the remote `fd` (the Camera portal's; taken over, -1: the default daemon).
+int rk_pw_list_video_sources_fd(int fd, rk_pw_node *nodes, int max, int *count, int timeout_ms, char *err, size_t errlen);
 
 #endif
