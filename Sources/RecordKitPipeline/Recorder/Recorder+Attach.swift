@@ -38,8 +38,8 @@ extension Recorder {
 
     /// Detaches the output named `name`: its stream ends now (what its encoders still hold up to
     /// now is delivered first: a wait of about the encoders' delay, at most 10 s and a key frame
-    /// interval), it gets `broadcastFinished` (after
-    /// being told it is discarded, with `discard`), and encoders no other output uses stop.
+    /// interval; none with `discard`), it gets `broadcastFinished` (after being told it is
+    /// discarded, with `discard`: it deletes what it wrote), and encoders no other output uses stop.
     /// Returns its final snapshot and the broadcast time (seconds) it ended at. Throws
     /// `badArgument` for an unknown name and `invalidState` for the last output (stop the recording instead).
     package func detach(_ name: String, discard: Bool = false) throws(RecorderError) -> (report: HandlerRunReport, endSeconds: Double) {
@@ -141,7 +141,8 @@ extension Recorder {
         // now is in it: an encoder's look-ahead (about half a second), a spliced stream's GOP.
         // Bounded (10 s and a key frame interval: an encoder behind on a loaded machine catches
         // up well within it): a paused capture produces nothing, a failed encoder nothing more.
-        if state == .recording {
+        // A discarded output waits for nothing: what its encoders still hold would be deleted.
+        if state == .recording, !discard {
             let holds = runner.routes.compactMap { route -> Double? in
                 guard case .video(.encoded(let settings)) = route else { return nil }
                 return settings.keyFrameIntervalSeconds
