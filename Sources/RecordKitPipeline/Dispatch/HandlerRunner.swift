@@ -93,23 +93,17 @@ final class HandlerRunner: @unchecked Sendable {
     /// Queues one sample (never blocks); applies the back-pressure policy.
     func enqueue(_ incoming: SampleBuffer) {
         if queueOwner != nil {
-            var offset: Int64 = 0
-            let admitted: Bool = state.withLock { s in
-                guard let o = s.window.admit(incoming) else { return false }
-                offset = o
-                return true
-            }
-            guard admitted else { return }
-            let sample = incoming.shifted(byNanoseconds: offset)
+            guard let placement = state.withLock({ $0.window.placement(of: incoming) }) else { return }
+            let sample = placement.apply(to: incoming)
             return callDirectly(counting: sample) { $0.processSampleBuffer(sample, with: sample.type) }
         }
         let isVideo = incoming.type == .video
         var overrun = false
-        var shift: Int64 = 0
+        var placement: OutputWindow.Placement?
         let accept: Bool = state.withLock { s in
             if s.ended { return false }
-            guard let offset = s.window.admit(incoming) else { return false }
-            shift = offset
+            guard let placed = s.window.placement(of: incoming) else { return false }
+            placement = placed
             let sample = incoming
             if isVideo {
                 if s.droppingVideoUntilKeyFrame, case .packet(let p) = sample.payload, !p.isKeyFrame {
@@ -138,8 +132,8 @@ final class HandlerRunner: @unchecked Sendable {
                 + "it was ended rather than have audio dropped"))
             return
         }
-        guard accept else { return }
-        let sample = incoming.shifted(byNanoseconds: shift)
+        guard accept, let placement else { return }
+        let sample = placement.apply(to: incoming)
         let handler = UncheckedHandler(self.handler)
         queue.async { [self] in
             let skip = state.withLock { $0.ended }
