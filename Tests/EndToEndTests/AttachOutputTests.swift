@@ -197,6 +197,60 @@ final class AttachOutputTests: EndToEndTestCase {
                           "time and count agree but for the gap the resume at a key frame left: \(last)")
     }
 
+    /// With one audio track the "mixed" track is that track's PCM, so an output attached later
+    /// shares the running AAC encoder of the other: a stream (mixed audio) runs alone, a file
+    /// (the app track) joins it and status still counts 1 audio encoder; the stream stops and
+    /// the encoder goes on for the file. The file's audio is whole through the stream's stop
+    /// (as long as its video) and the server's copy of the stream has its audio.
+    func testAFileAttachedBesideAStreamSharesItsAudioEncoder() throws {
+        let (url, recordDir) = try rtmpServer()
+        let key = "testkey-share-\(UUID().uuidString.prefix(8).lowercased())"
+        defer { RTMPServerRecordings.remove(key, in: recordDir) }
+        try movingPattern(title: "rk-share-pattern")
+        let events = try service.watchEvents()
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", region, "--no-mic", "--no-file", "--rtmp", "\(url)/\(key)"])
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertEqual(try recorderStatus()["audioEncoders"] as? Int, 1, "the stream's mixed track")
+        let file = path("beside-stream.mp4")
+        XCTAssertEqual(try service.ok(["start", "--output", file]), "file")
+        Thread.sleep(forTimeInterval: 3)
+        let during = try recorderStatus()
+        XCTAssertEqual(during["audioEncoders"] as? Int, 1, "the file's app track is the same PCM: it shares the stream's encoder: \(during)")
+        XCTAssertEqual((during["capture"] as? [String: Any])?["audioTracks"] as? [String], ["audioApp"], "\(during)")
+        let stream = try service.ctl(["stop", "rtmp"])
+        XCTAssertEqual(stream.exitCode, Recordctl.Exit.ok, "\(stream)")
+        Thread.sleep(forTimeInterval: 2)
+        let after = try recorderStatus()
+        XCTAssertEqual(after["audioEncoders"] as? Int, 1, "the encoder goes on for the file: \(after)")
+        XCTAssertEqual(try service.ok(["stop"]), file)
+        let seen = events.finish()
+        func time(_ kind: String) -> Double {
+            seen.first { $0["kind"] as? String == kind && $0["handler"] as? String == "file" }.flatMap { ($0["time"] as? NSNumber)?.doubleValue } ?? -99
+        }
+        let probe = try FFprobe.probe(file)
+        XCTAssertEqual(probe.video.count, 1, "\(probe)")
+        XCTAssertEqual(probe.audio.count, 1, "the one app track: \(probe)")
+        if let video = probe.video.first, let audio = probe.audio.first {
+            let v = try FFprobe.packetSpan(file, streamIndex: video.index)
+            let a = try FFprobe.packetSpan(file, streamIndex: audio.index)
+            XCTAssertGreaterThan(v.end - v.first, 4.0, "about 5 s attached (from \(time("output-started"))): \(v)")
+            XCTAssertEqual(a.end - a.first, v.end - v.first, accuracy: 0.5, "audio whole through the stream's stop: \(a) vs \(v)")
+            let packets = try FFprobe.packetTimes(file, streamIndex: audio.index).sorted()
+            let largestGap = zip(packets, packets.dropFirst()).map { $1 - $0 }.max() ?? 0
+            XCTAssertLessThan(largestGap, 0.1, "no hole in the audio where the stream stopped")
+        }
+        let flv = RTMPServerRecordings.wait(for: key, in: recordDir, count: 1)
+        XCTAssertEqual(flv.count, 1, "the server recorded the stream")
+        if let recorded = flv.first {
+            let streamProbe = try FFprobe.probe(recorded)
+            XCTAssertEqual(streamProbe.audio.count, 1, "the stream's mixed track: \(streamProbe)")
+            if let audio = streamProbe.audio.first {
+                let span = try FFprobe.packetSpan(recorded, streamIndex: audio.index)
+                XCTAssertGreaterThan(span.end - span.first, 4, "about 5 s of the stream's audio: \(span)")
+            }
+        }
+    }
+
     /// A `start` that names other capture options while a capture runs is refused (exit 75)
     /// with the option it differs in, and the capture goes on; an unknown output id is a usage
     /// error (exit 64); `stop` of the recording's id stops it whole.

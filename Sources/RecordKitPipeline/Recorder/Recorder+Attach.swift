@@ -99,11 +99,15 @@ extension Recorder {
         // "Same as stream": a sharing output takes the video settings of the first output that does not share.
         let input = VideoEncodeSharing.apply(to: outputInputs.withLock { $0.map(\.input) } + [registration.handler.input]).last!
         let routes = Set(SampleRoute.routes(for: input, available: available))
-        let fresh = routes.subtracting(graph.formats.keys)
+        // Routes nobody takes yet: a running encoder of the same PCM and settings feeds them too
+        // (one AAC encode per distinct input); the others get encoders of their own.
+        let shared = graph.sharedAudioStages(for: routes.subtracting(graph.formats.keys))
+        let fresh = routes.subtracting(graph.formats.keys).subtracting(shared.keys)
         let opened = fresh.isEmpty ? nil : try graph.encoderOpener.open(fresh, live: !input.toleratesEncoderDelay)
         let atNs = timeline.now(MonotonicClock.nanoseconds())
         let runner = attachedRunner(registration, routes: routes, atNs: atNs)
         var all = graph.formats
+        for (route, stage) in shared { all[route] = .encoded(stage.format) }
         if let opened { all.merge(opened.encoders.formats) { _, new in new } }
         var formats: [SampleBufferType: FormatDescription] = [:]
         for route in routes { formats[route.type] = all[route] }
@@ -121,7 +125,7 @@ extension Recorder {
         }
         // The runner first, then the new encoders' sinks: their first packets (key frames) reach it.
         graph.dispatcher.add(runner, longerHolds: opened?.longerHolds ?? [:], shorterHolds: opened?.shorterHolds ?? [:])
-        graph.add(context: context, encoders: opened?.encoders, routes: fresh)
+        graph.add(context: context, encoders: opened?.encoders, routes: fresh, shared: shared)
         outputInputs.withLock { $0.append((registration.name, input)) }
         requestKeyFrames(for: runner, atOrAfter: atNs)
         return (runner, atNs)
