@@ -17,41 +17,57 @@ import Synchronization
 /// runner neither queues nor bounds its samples but calls it directly, under a lock of its own,
 /// on the releasing thread (its lifecycle calls too, so the order and the serial contract
 /// hold); only `broadcastFinished` runs on the runner's queue, once no call can reach the
-/// handler any more. Its statistics are the handler's own counts.
-final class HandlerRunner: @unchecked Sendable {
+/// handler any more. Its statistics are the handler's own counts. A packet costs that one lock
+/// (its output window lives under it, the end is an atomic flag, the counts atomic counters)
+/// besides the handler's own: docs/BENCHMARKS.md, "Handing packets to a live stream".
+package final class HandlerRunner: @unchecked Sendable {
     /// Queue bounds.
-    struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// Video samples allowed to wait (2 s at 30 fps).
-        var video = 60
+        package var video = 60
         /// Raw frames allowed to wait: they are the capture pool's memory, shared with capture
         /// and every other handler, so a slow handler may hold only a few.
-        var rawVideo = 3
+        package var rawVideo = 3
         /// Audio samples allowed to wait (about 6 s of two 1024-frame AAC tracks).
-        var audio = 600
+        package var audio = 600
     }
 
     private struct State {
         var pendingVideo = 0
         var pendingAudio = 0
         var droppingVideoUntilKeyFrame = false
-        var ended = false
         var finishCalled = false
-        /// Set by ``finish(completion:)`` for a queue-owning handler: nothing more is called.
-        var closed = false
         var error: BroadcastError?
         var serviceInfo: [String: String] = [:]
         var stats = HandlerCounts()
+        /// The output window of a queued handler (a queue owner's is ``Direct/window``).
         var window: OutputWindow
     }
 
-    let name: String
+    /// What the calls to a queue-owning handler need, under ``direct``, the lock that serializes
+    /// them: a sample's admission and its call take that one lock.
+    private struct Direct {
+        /// The queue owner's output window.
+        var window: OutputWindow
+        /// Set by ``finish(completion:)``: nothing more is called.
+        var closed = false
+    }
+
+    /// The name it was registered under ("file", "rtmp-2", …).
+    package let name: String
     let routes: Set<SampleRoute>
     /// The actions the handler performs (``BroadcastActionHandler``), read once at creation.
     let supportedActions: Set<String>
     private let handler: any BroadcastSampleHandler  // touched on `queue` only, or under `direct`
     /// The handler, when it owns its queue (then `direct` serializes the calls to it).
     private let queueOwner: (any QueueOwningHandler)?
-    private let direct = Mutex(())
+    private let direct: Mutex<Direct>
+    /// Set once the handler ended (an error) or was finished: nothing more is delivered. Read
+    /// without a lock on every sample.
+    private let ended = Atomic<Bool>(false)
+    /// What a queue owner was given (its calls are counted without the state lock).
+    private let directDelivered = Atomic<Int64>(0)
+    private let directBytes = Atomic<Int64>(0)
     private let queue: DispatchQueue
     private let limits: Limits
     private let state: Mutex<State>
@@ -65,7 +81,7 @@ final class HandlerRunner: @unchecked Sendable {
     /// `attachedAtNs`: the broadcast time the handler was attached to a running capture (its
     /// stream starts at the next key frame, shifted to zero: ``OutputWindow``); nil for a handler
     /// that starts with the capture.
-    init(name: String, handler: any BroadcastSampleHandler, routes: Set<SampleRoute>, limits: Limits = Limits(),
+    package init(name: String, handler: any BroadcastSampleHandler, routes: Set<SampleRoute>, limits: Limits = Limits(),
          attachedAtNs: Int64? = nil,
          onServiceState: (@Sendable (HandlerRunner, [String: String]) -> Void)? = nil,
          onEvent: (@Sendable (HandlerRunner, BroadcastEvent) -> Void)? = nil,
@@ -81,7 +97,9 @@ final class HandlerRunner: @unchecked Sendable {
         self.onEnded = onEnded
         self.queue = DispatchQueue(label: "recordkit.handler.\(name)", qos: .userInitiated)
         let hasVideo = routes.contains { $0.type == .video }
-        self.state = Mutex(State(window: attachedAtNs.map { .attached(at: $0, hasVideo: hasVideo) } ?? .fromStart(hasVideo: hasVideo)))
+        let window: OutputWindow = attachedAtNs.map { .attached(at: $0, hasVideo: hasVideo) } ?? .fromStart(hasVideo: hasVideo)
+        self.state = Mutex(State(window: window))
+        self.direct = Mutex(Direct(window: window))
     }
 
     /// Calls `broadcastStarted` synchronously on the handler's queue; rethrows its error.
@@ -90,18 +108,21 @@ final class HandlerRunner: @unchecked Sendable {
         try queue.sync { try handler.value.broadcastStarted(setupInfo: setupInfo, context: context) }
     }
 
+    /// Calls `broadcastStarted` synchronously with a context of the runner's own that announces
+    /// `formats` and `workingDirectory` and offers no recording controls (a handler run outside
+    /// a ``Recorder``: the benchmarks); rethrows the handler's error.
+    package func start(setupInfo: SetupInfo, formats: [SampleBufferType: FormatDescription], workingDirectory: String? = nil) throws {
+        try start(setupInfo: setupInfo, context: HandlerContext(runner: self, formats: formats, workingDirectory: workingDirectory))
+    }
+
     /// Queues one sample (never blocks); applies the back-pressure policy.
-    func enqueue(_ incoming: SampleBuffer) {
-        if queueOwner != nil {
-            guard let placement = state.withLock({ $0.window.placement(of: incoming) }) else { return }
-            let sample = placement.apply(to: incoming)
-            return callDirectly(counting: sample) { $0.processSampleBuffer(sample, with: sample.type) }
-        }
+    package func enqueue(_ incoming: SampleBuffer) {
+        if queueOwner != nil { return deliverDirectly(incoming) }
         let isVideo = incoming.type == .video
         var overrun = false
         var placement: OutputWindow.Placement?
         let accept: Bool = state.withLock { s in
-            if s.ended { return false }
+            if ended.load(ordering: .relaxed) { return false }
             guard let placed = s.window.placement(of: incoming) else { return false }
             placement = placed
             let sample = incoming
@@ -136,7 +157,7 @@ final class HandlerRunner: @unchecked Sendable {
         let sample = placement.apply(to: incoming)
         let handler = UncheckedHandler(self.handler)
         queue.async { [self] in
-            let skip = state.withLock { $0.ended }
+            let skip = ended.load(ordering: .relaxed)
             if !skip { handler.value.processSampleBuffer(sample, with: sample.type) }
             state.withLock { s in
                 if isVideo { s.pendingVideo -= 1 } else { s.pendingAudio -= 1 }
@@ -152,9 +173,9 @@ final class HandlerRunner: @unchecked Sendable {
     /// Pauses this output alone from broadcast time `atNs` (the others go on), and queues
     /// `broadcastPaused()`; false when it was paused already.
     func pauseOutput(at atNs: Int64) -> Bool {
-        let changed: Bool = state.withLock { s in
-            if s.window.isPaused { return false }
-            s.window.pause(at: atNs)
+        let changed: Bool = withWindow { w in
+            if w.isPaused { return false }
+            w.pause(at: atNs)
             return true
         }
         if changed { paused() }
@@ -164,9 +185,9 @@ final class HandlerRunner: @unchecked Sendable {
     /// Resumes this output at the first key frame from broadcast time `atNs`, and queues
     /// `broadcastResumed()`; false when it was not paused.
     func resumeOutput(at atNs: Int64) -> Bool {
-        let changed: Bool = state.withLock { s in
-            if !s.window.isPaused { return false }
-            s.window.resume(at: atNs)
+        let changed: Bool = withWindow { w in
+            if !w.isPaused { return false }
+            w.resume(at: atNs)
             return true
         }
         if changed { resumed() }
@@ -174,16 +195,16 @@ final class HandlerRunner: @unchecked Sendable {
     }
 
     /// Ends this output's stream at broadcast time `atNs` (before it is detached).
-    func cut(at atNs: Int64) { state.withLock { $0.window.cut(at: atNs) } }
+    func cut(at atNs: Int64) { withWindow { $0.cut(at: atNs) } }
 
     /// Whether every stream of this output reached its cut (nothing of it is still in an encoder).
     var hasPassedCut: Bool {
         let types = Set(routes.map(\.type))
-        return state.withLock { $0.window.hasPassed(types) }
+        return withWindow { $0.hasPassed(types) }
     }
 
     /// Whether the output waits for a key frame (attached or resumed a moment ago).
-    var awaitsKeyFrame: Bool { state.withLock { $0.window.awaitsKeyFrame } }
+    var awaitsKeyFrame: Bool { withWindow { $0.awaitsKeyFrame } }
 
     /// Queues `broadcastPaused()`.
     func paused() { lifecycle { $0.broadcastPaused() } }
@@ -200,40 +221,45 @@ final class HandlerRunner: @unchecked Sendable {
                  completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
         let handler = UncheckedHandler(handler)
         let run: @Sendable () -> Void = { [self] in
-            guard !state.withLock({ $0.ended || $0.closed }), let performer = handler.value as? any BroadcastActionHandler else {
+            guard !ended.load(ordering: .acquiring), let performer = handler.value as? any BroadcastActionHandler else {
                 completion(.failure(BroadcastError(.internalError, "handler '\(name)' has ended; '\(action)' was not performed")))
                 return
             }
             performer.perform(action: action, arguments: arguments, completion: completion)
         }
-        if queueOwner != nil { direct.withLock { _ in run() } } else { queue.async(execute: run) }
+        if queueOwner != nil {
+            let called: Bool = direct.withLock { d in
+                if d.closed { return false }
+                run()
+                return true
+            }
+            if !called { completion(.failure(BroadcastError(.internalError, "handler '\(name)' has ended; '\(action)' was not performed"))) }
+        } else {
+            queue.async(execute: run)
+        }
     }
 
     private func lifecycle(_ call: @escaping @Sendable (any BroadcastSampleHandler) -> Void) {
         if queueOwner != nil { return callDirectly(call) }
         let handler = UncheckedHandler(handler)
         queue.async { [self] in
-            if !state.withLock({ $0.ended }) { call(handler.value) }
+            if !ended.load(ordering: .acquiring) { call(handler.value) }
         }
     }
 
     /// Ends this handler's broadcast with an error: nothing more is delivered; the pipeline is
     /// told once. `broadcastFinished()` still comes when the recording finishes it.
     func end(with error: BroadcastError) {
-        let first: Bool = state.withLock { s in
-            if s.ended { return false }
-            s.ended = true
-            s.error = error
-            return true
-        }
-        if first { onEnded(self, error) }
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        state.withLock { $0.error = error }
+        onEnded(self, error)
     }
 
     /// Queues `broadcastFinished()` (once) and calls `completion` after it returned.
-    func finish(completion: @escaping @Sendable () -> Void) {
+    package func finish(completion: @escaping @Sendable () -> Void) {
         let handler = UncheckedHandler(handler)
         // A direct call in progress ends first; later ones see `closed` and call nothing.
-        if queueOwner != nil { direct.withLock { _ in state.withLock { $0.closed = true } } }
+        if queueOwner != nil { direct.withLock { $0.closed = true } }
         queue.async { [self] in
             let call: Bool = state.withLock { s in
                 if s.finishCalled { return false }
@@ -241,7 +267,7 @@ final class HandlerRunner: @unchecked Sendable {
                 return true
             }
             if call { handler.value.broadcastFinished() }
-            state.withLock { $0.ended = true }
+            ended.store(true, ordering: .releasing)
             completion()
         }
     }
@@ -261,11 +287,14 @@ final class HandlerRunner: @unchecked Sendable {
     func announce(_ event: BroadcastEvent) { onEvent?(self, event) }
 
     /// A snapshot for status output.
-    var snapshot: HandlerRunReport {
+    package var snapshot: HandlerRunReport {
         let owned = queueOwner?.queueCounts
+        let paused = withWindow { $0.isPaused }
         return state.withLock { s in
             var stats = s.stats
             if let owned {
+                stats.delivered = directDelivered.load(ordering: .relaxed)
+                stats.bytesDelivered = directBytes.load(ordering: .relaxed)
                 stats.droppedVideo = owned.droppedVideo
                 stats.droppedAudio = owned.droppedAudio
                 stats.queued = owned.queued
@@ -274,26 +303,39 @@ final class HandlerRunner: @unchecked Sendable {
             return HandlerRunReport(name: name,
                                    state: s.finishCalled && s.error == nil ? .finished : (s.error != nil ? .failed : .running),
                                    error: s.error?.message, serviceInfo: s.serviceInfo, statistics: stats,
-                                   paused: s.window.isPaused ? true : nil)
+                                   paused: paused ? true : nil)
+        }
+    }
+
+    /// Hands `incoming` to a queue-owning handler on this thread, when it is the output's (its
+    /// window admits it) and the handler still runs: one lock, under which the calls are serial.
+    private func deliverDirectly(_ incoming: SampleBuffer) {
+        direct.withLock { d in
+            guard !d.closed, !ended.load(ordering: .relaxed), let placement = d.window.placement(of: incoming) else { return }
+            let sample = placement.apply(to: incoming)
+            handler.processSampleBuffer(sample, with: sample.type)
+            directDelivered.add(1, ordering: .relaxed)
+            directBytes.add(Int64(sample.byteCount), ordering: .relaxed)
         }
     }
 
     /// Calls a queue-owning handler on this thread, serially with every other call to it;
-    /// nothing once it ended or finishing began. `counting`: the sample delivered by `call`.
-    private func callDirectly(counting sample: SampleBuffer? = nil, _ call: (any BroadcastSampleHandler) -> Void) {
-        direct.withLock { _ in
-            guard !state.withLock({ $0.ended || $0.closed }) else { return }
+    /// nothing once it ended or finishing began.
+    private func callDirectly(_ call: (any BroadcastSampleHandler) -> Void) {
+        direct.withLock { d in
+            guard !d.closed, !ended.load(ordering: .acquiring) else { return }
             call(handler)
-            guard let sample else { return }
-            state.withLock { s in
-                s.stats.delivered += 1
-                s.stats.bytesDelivered += Int64(sample.byteCount)
-            }
         }
     }
 
-    /// Whether the handler was ended by an error.
-    var isEnded: Bool { state.withLock { $0.ended } }
+    /// The output window, under the lock that guards it (``Direct`` for a queue owner, ``State`` otherwise).
+    private func withWindow<T: Sendable>(_ body: (inout OutputWindow) -> T) -> T {
+        if queueOwner != nil { return direct.withLock { body(&$0.window) } }
+        return state.withLock { body(&$0.window) }
+    }
+
+    /// Whether the handler was ended by an error (or finished).
+    var isEnded: Bool { ended.load(ordering: .acquiring) }
 }
 
 /// Carries a handler reference onto its own queue; the runner guarantees serial use.
