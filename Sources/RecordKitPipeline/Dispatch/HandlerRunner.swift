@@ -20,6 +20,10 @@ import Synchronization
 /// handler any more. Its statistics are the handler's own counts. A packet costs that one lock
 /// (its output window lives under it, the end is an atomic flag, the counts atomic counters)
 /// besides the handler's own: docs/BENCHMARKS.md, "Handing packets to a live stream".
+///
+/// The parts: the bounded queue in `HandlerRunner+Queue.swift`, the direct calls of a queue owner
+/// in `HandlerRunner+Direct.swift`, the lifecycle calls in `HandlerRunner+Lifecycle.swift`, the
+/// output's own pause, resume and cut (``OutputWindow``) in `HandlerRunner+Window.swift`.
 package final class HandlerRunner: @unchecked Sendable {
     /// Queue bounds.
     package struct Limits: Sendable {
@@ -32,7 +36,9 @@ package final class HandlerRunner: @unchecked Sendable {
         package var audio = 600
     }
 
-    private struct State {
+    /// What the runner knows of its handler, under ``state``: a queued handler's backlog, its
+    /// drop state and counts, and for every handler its end, error and published info.
+    struct State {
         var pendingVideo = 0
         var pendingAudio = 0
         var droppingVideoUntilKeyFrame = false
@@ -46,7 +52,7 @@ package final class HandlerRunner: @unchecked Sendable {
 
     /// What the calls to a queue-owning handler need, under ``direct``, the lock that serializes
     /// them: a sample's admission and its call take that one lock.
-    private struct Direct {
+    struct Direct {
         /// The queue owner's output window.
         var window: OutputWindow
         /// Set by ``finish(completion:)``: nothing more is called.
@@ -58,19 +64,20 @@ package final class HandlerRunner: @unchecked Sendable {
     let routes: Set<SampleRoute>
     /// The actions the handler performs (``BroadcastActionHandler``), read once at creation.
     let supportedActions: Set<String>
-    private let handler: any BroadcastSampleHandler  // touched on `queue` only, or under `direct`
+    let handler: any BroadcastSampleHandler  // touched on `queue` only, or under `direct`
     /// The handler, when it owns its queue (then `direct` serializes the calls to it).
-    private let queueOwner: (any QueueOwningHandler)?
-    private let direct: Mutex<Direct>
+    let queueOwner: (any QueueOwningHandler)?
+    let direct: Mutex<Direct>
     /// Set once the handler ended (an error) or was finished: nothing more is delivered. Read
     /// without a lock on every sample.
-    private let ended = Atomic<Bool>(false)
+    let ended = Atomic<Bool>(false)
     /// What a queue owner was given (its calls are counted without the state lock).
-    private let directDelivered = Atomic<Int64>(0)
-    private let directBytes = Atomic<Int64>(0)
-    private let queue: DispatchQueue
-    private let limits: Limits
-    private let state: Mutex<State>
+    let directDelivered = Atomic<Int64>(0)
+    let directBytes = Atomic<Int64>(0)
+    /// The runner's serial queue: every call to a queued handler, and a queue owner's `broadcastFinished`.
+    let queue: DispatchQueue
+    let limits: Limits
+    let state: Mutex<State>
     private let onEnded: @Sendable (HandlerRunner, BroadcastError) -> Void
     /// Called (on the publishing thread) when the handler publishes a new `state` service-info
     /// value ("connecting", "live", "reconnecting (attempt 2)", …), with everything it published.
@@ -115,136 +122,10 @@ package final class HandlerRunner: @unchecked Sendable {
         try start(setupInfo: setupInfo, context: HandlerContext(runner: self, formats: formats, workingDirectory: workingDirectory))
     }
 
-    /// Queues one sample (never blocks); applies the back-pressure policy.
+    /// Queues one sample (never blocks); applies the back-pressure policy (a queue owner is
+    /// called at once instead: ``deliverDirectly(_:)``).
     package func enqueue(_ incoming: SampleBuffer) {
-        if queueOwner != nil { return deliverDirectly(incoming) }
-        let isVideo = incoming.type == .video
-        var overrun = false
-        var placement: OutputWindow.Placement?
-        let accept: Bool = state.withLock { s in
-            if ended.load(ordering: .relaxed) { return false }
-            guard let placed = s.window.placement(of: incoming) else { return false }
-            placement = placed
-            let sample = incoming
-            if isVideo {
-                if s.droppingVideoUntilKeyFrame, case .packet(let p) = sample.payload, !p.isKeyFrame {
-                    s.stats.droppedVideo += 1
-                    return false
-                }
-                let bound: Int
-                if case .pixels = sample.payload { bound = min(limits.video, limits.rawVideo) } else { bound = limits.video }
-                if s.pendingVideo >= bound {
-                    s.stats.droppedVideo += 1
-                    if case .packet = sample.payload { s.droppingVideoUntilKeyFrame = true }
-                    return false
-                }
-                s.droppingVideoUntilKeyFrame = false
-                s.pendingVideo += 1
-            } else {
-                if s.pendingAudio >= limits.audio { overrun = true; return false }
-                s.pendingAudio += 1
-            }
-            s.stats.queued = s.pendingVideo + s.pendingAudio
-            s.stats.queueHighWater = max(s.stats.queueHighWater, s.stats.queued)
-            return true
-        }
-        if overrun {
-            end(with: BroadcastError(.overrun, "handler '\(name)' fell more than \(limits.audio) audio buffers behind; "
-                + "it was ended rather than have audio dropped"))
-            return
-        }
-        guard accept, let placement else { return }
-        let sample = placement.apply(to: incoming)
-        let handler = UncheckedHandler(self.handler)
-        queue.async { [self] in
-            let skip = ended.load(ordering: .relaxed)
-            if !skip { handler.value.processSampleBuffer(sample, with: sample.type) }
-            state.withLock { s in
-                if isVideo { s.pendingVideo -= 1 } else { s.pendingAudio -= 1 }
-                s.stats.queued = s.pendingVideo + s.pendingAudio
-                if !skip {
-                    s.stats.delivered += 1
-                    s.stats.bytesDelivered += Int64(sample.byteCount)
-                }
-            }
-        }
-    }
-
-    /// Pauses this output alone from broadcast time `atNs` (the others go on), and queues
-    /// `broadcastPaused()`; false when it was paused already.
-    func pauseOutput(at atNs: Int64) -> Bool {
-        let changed: Bool = withWindow { w in
-            if w.isPaused { return false }
-            w.pause(at: atNs)
-            return true
-        }
-        if changed { paused() }
-        return changed
-    }
-
-    /// Resumes this output at the first key frame from broadcast time `atNs`, and queues
-    /// `broadcastResumed()`; false when it was not paused.
-    func resumeOutput(at atNs: Int64) -> Bool {
-        let changed: Bool = withWindow { w in
-            if !w.isPaused { return false }
-            w.resume(at: atNs)
-            return true
-        }
-        if changed { resumed() }
-        return changed
-    }
-
-    /// Ends this output's stream at broadcast time `atNs` (before it is detached).
-    func cut(at atNs: Int64) { withWindow { $0.cut(at: atNs) } }
-
-    /// Whether every stream of this output reached its cut (nothing of it is still in an encoder).
-    var hasPassedCut: Bool {
-        let types = Set(routes.map(\.type))
-        return withWindow { $0.hasPassed(types) }
-    }
-
-    /// Whether the output waits for a key frame (attached or resumed a moment ago).
-    var awaitsKeyFrame: Bool { withWindow { $0.awaitsKeyFrame } }
-
-    /// Queues `broadcastPaused()`.
-    func paused() { lifecycle { $0.broadcastPaused() } }
-
-    /// Queues `broadcastResumed()`.
-    func resumed() { lifecycle { $0.broadcastResumed() } }
-
-    /// Queues `broadcastAnnotated(_:)`.
-    func annotated(_ annotation: BroadcastAnnotation) { lifecycle { $0.broadcastAnnotated(annotation) } }
-
-    /// Queues `perform(action:…)` in order with the samples; `completion` gets the handler's
-    /// result, or an error when the handler ended or does not perform `action`.
-    func perform(action: String, arguments: [String: String],
-                 completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
-        let handler = UncheckedHandler(handler)
-        let run: @Sendable () -> Void = { [self] in
-            guard !ended.load(ordering: .acquiring), let performer = handler.value as? any BroadcastActionHandler else {
-                completion(.failure(BroadcastError(.internalError, "handler '\(name)' has ended; '\(action)' was not performed")))
-                return
-            }
-            performer.perform(action: action, arguments: arguments, completion: completion)
-        }
-        if queueOwner != nil {
-            let called: Bool = direct.withLock { d in
-                if d.closed { return false }
-                run()
-                return true
-            }
-            if !called { completion(.failure(BroadcastError(.internalError, "handler '\(name)' has ended; '\(action)' was not performed"))) }
-        } else {
-            queue.async(execute: run)
-        }
-    }
-
-    private func lifecycle(_ call: @escaping @Sendable (any BroadcastSampleHandler) -> Void) {
-        if queueOwner != nil { return callDirectly(call) }
-        let handler = UncheckedHandler(handler)
-        queue.async { [self] in
-            if !ended.load(ordering: .acquiring) { call(handler.value) }
-        }
+        if queueOwner != nil { deliverDirectly(incoming) } else { enqueueOnQueue(incoming) }
     }
 
     /// Ends this handler's broadcast with an error: nothing more is delivered; the pipeline is
@@ -307,50 +188,12 @@ package final class HandlerRunner: @unchecked Sendable {
         }
     }
 
-    /// Hands `incoming` to a queue-owning handler on this thread, when it is the output's (its
-    /// window admits it) and the handler still runs: one lock, under which the calls are serial.
-    private func deliverDirectly(_ incoming: SampleBuffer) {
-        direct.withLock { d in
-            guard !d.closed, !ended.load(ordering: .relaxed), let placement = d.window.placement(of: incoming) else { return }
-            let sample = placement.apply(to: incoming)
-            handler.processSampleBuffer(sample, with: sample.type)
-            directDelivered.add(1, ordering: .relaxed)
-            directBytes.add(Int64(sample.byteCount), ordering: .relaxed)
-        }
-    }
-
-    /// Calls a queue-owning handler on this thread, serially with every other call to it;
-    /// nothing once it ended or finishing began.
-    private func callDirectly(_ call: (any BroadcastSampleHandler) -> Void) {
-        direct.withLock { d in
-            guard !d.closed, !ended.load(ordering: .acquiring) else { return }
-            call(handler)
-        }
-    }
-
     /// The output window, under the lock that guards it (``Direct`` for a queue owner, ``State`` otherwise).
-    private func withWindow<T: Sendable>(_ body: (inout OutputWindow) -> T) -> T {
+    func withWindow<T: Sendable>(_ body: (inout OutputWindow) -> T) -> T {
         if queueOwner != nil { return direct.withLock { body(&$0.window) } }
         return state.withLock { body(&$0.window) }
     }
 
     /// Whether the handler was ended by an error (or finished).
     var isEnded: Bool { ended.load(ordering: .acquiring) }
-}
-
-/// Carries a handler reference onto its own queue; the runner guarantees serial use.
-private struct UncheckedHandler: @unchecked Sendable {
-    let value: any BroadcastSampleHandler
-    init(_ value: any BroadcastSampleHandler) { self.value = value }
-}
-
-extension SampleBuffer {
-    /// Bytes of the payload.
-    var byteCount: Int {
-        switch payload {
-        case .pixels(let p): return p.buffer.count
-        case .pcm(let p): return p.buffer.count
-        case .packet(let p): return p.data.count
-        }
-    }
 }
