@@ -10,7 +10,10 @@ extension HandlerRunner {
             w.pause(at: atNs)
             return true
         }
-        if changed { paused() }
+        if changed {
+            pausedAlone.store(true, ordering: .relaxed)
+            paused()
+        }
         return changed
     }
 
@@ -22,7 +25,10 @@ extension HandlerRunner {
             w.resume(at: atNs)
             return true
         }
-        if changed { resumed() }
+        if changed {
+            pausedAlone.store(false, ordering: .relaxed)
+            resumed()
+        }
         return changed
     }
 

@@ -74,6 +74,8 @@ package final class HandlerRunner: @unchecked Sendable {
     /// What a queue owner was given (its calls are counted without the state lock).
     let directDelivered = Atomic<Int64>(0)
     let directBytes = Atomic<Int64>(0)
+    /// Whether the output is paused on its own (from ``pauseOutput(at:)`` to ``resumeOutput(at:)``), for status.
+    let pausedAlone = Atomic<Bool>(false)
     /// The runner's serial queue: every call to a queued handler, and a queue owner's `broadcastFinished`.
     let queue: DispatchQueue
     let limits: Limits
@@ -170,7 +172,9 @@ package final class HandlerRunner: @unchecked Sendable {
     /// A snapshot for status output.
     package var snapshot: HandlerRunReport {
         let owned = queueOwner?.queueCounts
-        let paused = withWindow { $0.isPaused }
+        // Not the window itself: a queue owner's is under `direct`, which a handler holds while it
+        // is called, and a handler may ask for the recording's status from inside a call.
+        let paused = pausedAlone.load(ordering: .relaxed)
         return state.withLock { s in
             var stats = s.stats
             if let owned {
