@@ -1,10 +1,11 @@
 import Foundation
 import RecordKitControl
 
-/// The `record`/`start` options that are not an output's (what to capture, audio, hooks): the
+/// The `record`/`start` options that are recordctl's own (what to capture, audio, hooks): the
 /// keys the config file's top level and each profile take under the option's own name. The
-/// outputs' keys (`output`, `rtmp`, `replay-buffer`, …) are declared by their extensions and
-/// checked against the catalog (docs/CONFIG.md).
+/// outputs' keys (`output`, `rtmp`, `replay-buffer`, …) and the capture sources' (`camera`,
+/// `camera-position`, …) are declared by their extensions and sources and checked against
+/// their declarations (docs/CONFIG.md).
 package enum CaptureKey: String, CaseIterable, Sendable {
     case fps
     case region
@@ -21,10 +22,6 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     case monitor
     case appAudioFrom = "app-audio-from"
     case source
-    case camera
-    case cameraPosition = "camera-position"
-    case cameraSize = "camera-size"
-    case cameraOff = "camera-off"
     case onSaved = "on-saved"
     case hookTimeout = "hook-timeout"
     case extensionsDir = "extensions-dir"
@@ -33,10 +30,7 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     package var expected: String {
         switch self {
         case .fps: return "frames per second, a whole number from 1 to 120"
-        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio, .cameraOff: return "true or false"
-        case .camera: return "a camera's name (a string; \"\" for the first camera)"
-        case .cameraPosition: return "\"top-left\", \"top-right\", \"bottom-left\" or \"bottom-right\""
-        case .cameraSize: return "a percentage of the picture's width from 1% to 100% (a string such as \"25%\", or a number)"
+        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio: return "true or false"
         case .pauseOnBackground: return "\"hidden\", \"unfocused\" or \"never\""
         case .frameRateMode: return "\"constant\" or \"variable\""
         case .monitor, .appAudioFrom: return "a name (a string) or a number"
@@ -52,10 +46,7 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     package var builtInDefault: String {
         switch self {
         case .fps: return "30"
-        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio, .cameraOff: return "false"
-        case .camera: return "(no camera)"
-        case .cameraPosition: return "bottom-right"
-        case .cameraSize: return "25%"
+        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio: return "false"
         case .pauseOnBackground: return "hidden"
         case .frameRateMode: return "variable"
         case .region, .window: return "(the whole screen)"
@@ -74,12 +65,7 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     func checked(_ value: ConfiguredOption.Value) -> ConfiguredOption.Value? {
         switch (self, value) {
         case (.fps, .integer(let n)) where (1...120).contains(n): return value
-        case (.noCursor, .bool), (.noMic, .bool), (.micOff, .bool), (.noAppAudio, .bool), (.requireAudio, .bool), (.cameraOff, .bool): return value
-        case (.camera, .string): return value
-        case (.cameraPosition, .string(let s)) where ["top-left", "top-right", "bottom-left", "bottom-right"].contains(s): return value
-        case (.cameraSize, .integer(let n)) where (1...100).contains(n): return .string("\(n)%")
-        case (.cameraSize, .string(let s)) where Int(s.hasSuffix("%") ? String(s.dropLast()) : s).map({ (1...100).contains($0) }) == true:
-            return value
+        case (.noCursor, .bool), (.noMic, .bool), (.micOff, .bool), (.noAppAudio, .bool), (.requireAudio, .bool): return value
         case (.pauseOnBackground, .string(let s)) where ["hidden", "unfocused", "never"].contains(s): return value
         case (.frameRateMode, .string(let s)) where ["constant", "variable"].contains(s): return value
         case (.monitor, .integer(let n)), (.appAudioFrom, .integer(let n)): return .string(String(n))
@@ -128,10 +114,6 @@ package enum CaptureKey: String, CaseIterable, Sendable {
         case .monitor: a.monitor = text
         case .appAudioFrom: a.appAudioFrom = text
         case .source: a.source = text
-        case .camera: a.camera = text
-        case .cameraPosition: a.cameraPosition = text ?? a.cameraPosition
-        case .cameraSize: a.cameraSize = text ?? a.cameraSize
-        case .cameraOff: a.cameraOff = flag
         case .onSaved: a.onSaved = list
         case .hookTimeout: a.hookTimeout = Double(text ?? "")
         case .extensionsDir: a.extensionsDirs = list

@@ -26,10 +26,11 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var requireAudio = false
     /// "hidden", "unfocused" or "never": when to pause by itself.
     package var pauseOnBackground: String = "hidden"
-    /// The options of the outputs, as the user typed them (`--output x.mp4`, `--rtmp URL`,
-    /// `--replay-buffer 60`, `--preview`, …): the service resolves them against the options the
-    /// extensions' manifests declare (docs/ARCHITECTURE.md, "Options"), so neither it nor the
-    /// command line names an output. May hold secrets (stream keys in URLs).
+    /// The options of the outputs and of the capture sources, as the user typed them (`--output
+    /// x.mp4`, `--rtmp URL`, `--replay-buffer 60`, `--preview`, `--camera`, …): the service resolves
+    /// them against the options the extensions' manifests and the sources' declarations declare
+    /// (docs/ARCHITECTURE.md, "Options"), so neither it nor the command line names an output's or
+    /// a source's option. May hold secrets (stream keys in URLs).
     package var outputOptions: [String] = []
     /// Output options from the config file and its profile, with where each was written: an
     /// option given in ``outputOptions`` replaces them.
@@ -69,15 +70,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var onSaved: [String] = []
     /// Seconds a hook may run before it is ended (nil: ``HookDefaults/timeoutSeconds``).
     package var hookTimeout: Double?
-    /// The camera composited into the picture (`--camera [NAME]`): its name, "" for the first
-    /// camera, nil for none.
-    package var camera: String?
-    /// The camera's corner (`--camera-position`): top-left, top-right, bottom-left, bottom-right.
-    package var cameraPosition: String = "bottom-right"
-    /// The camera's width in percent of the picture's (`--camera-size`, "25%").
-    package var cameraSize: String = "25%"
-    /// The camera's corner starts hidden (`--camera-off`) until `camera-switch` turns it on.
-    package var cameraOff = false
 
     /// Default arguments: the whole screen, both audio tracks, MP4.
     package init() {}
@@ -115,9 +107,5 @@ package struct StartArguments: Codable, Sendable, Equatable {
         uploadReplays = try c.decodeIfPresent(UploadOptions.self, forKey: .uploadReplays)
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
         hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)
-        camera = try c.decodeIfPresent(String.self, forKey: .camera)
-        cameraPosition = try c.decodeIfPresent(String.self, forKey: .cameraPosition) ?? d.cameraPosition
-        cameraSize = try c.decodeIfPresent(String.self, forKey: .cameraSize) ?? d.cameraSize
-        cameraOff = try c.decodeIfPresent(Bool.self, forKey: .cameraOff) ?? d.cameraOff
     }
 }

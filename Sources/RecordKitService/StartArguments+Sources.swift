@@ -1,3 +1,5 @@
+import RecordKitCapture
+import RecordKitExtensions
 import RecordKitPipeline
 
 extension StartArguments {
@@ -13,14 +15,24 @@ extension StartArguments {
         }
     }
 
-    /// Applies `camera`, `cameraPosition`, `cameraSize` and `cameraOff` (the camera in a corner);
-    /// malformed values are `bad_argument`.
-    func applyCamera(to configuration: inout RecordingConfiguration) throws(ControlError) {
+    /// Applies the capture sources' settings (their declared options, resolved: ``OptionResolver/Resolution/sourceSettings``):
+    /// every source's reach the video source's factory; the camera's place a camera in a corner.
+    /// Malformed values are `bad_argument`.
+    func applySourceSettings(_ settings: [String: [String: String]], to configuration: inout RecordingConfiguration) throws(ControlError) {
+        configuration.screen.settings = settings
         do throws(RecorderError) {
-            try configuration.applyCamera(camera, position: cameraPosition, size: cameraSize, off: cameraOff)
+            try configuration.applyCamera(settings: settings["camera"] ?? [:])
         } catch {
             throw error.controlError
         }
+    }
+
+    /// The capture sources' declarations this process registered (``CaptureSourceDeclarations``), parsed.
+    static var sourceDeclarations: [ExtensionManifest] { CaptureSourceManifest.parseAll(CaptureSourceDeclarations.all) }
+
+    /// A resolver for these arguments' options: the catalog's extensions and the capture sources.
+    static func resolver(catalog: ExtensionCatalog) -> OptionResolver {
+        OptionResolver(catalog: catalog, sources: sourceDeclarations)
     }
 }
 

@@ -3,7 +3,10 @@ import RecordCtlSupport
 import RecordKitControl
 
 /// The capture source options (damage-driven capture, one monitor, one application's audio);
-/// part of ``RecordingOptions``, so `record` and `start` share them.
+/// part of ``RecordingOptions``, so `record` and `start` share them. The options a source
+/// declares in its own folder (the camera's: `Sources/RecordKitCapture/Camera/camera-source.json`)
+/// are not here: recordctl forwards them like the outputs' options, and the engine or the
+/// service resolves them against the sources' declarations.
 struct CaptureSourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("What an unchanged tick records: constant (repeat the picture: every frame slot filled) "
         + "or variable (no frame while nothing changes but one every half second). Default variable.", valueName: "MODE"))
@@ -21,19 +24,6 @@ struct CaptureSourceOptions: ParsableArguments {
         + "application name or process id (`recordctl audio-sources` lists them).", valueName: "NAME|PID"))
     var appAudioFrom: String?
 
-    @Option(help: ArgumentHelp("Composite a camera picture-in-picture into the recording: a name from `recordctl cameras` "
-        + "(node name, description or node id); `--camera` alone (or `*`) takes the first camera.", valueName: "NAME"))
-    var camera: String?
-
-    @Option(help: ArgumentHelp("The camera's corner: top-left, top-right, bottom-left or bottom-right. Default bottom-right.", valueName: "CORNER"))
-    var cameraPosition: String?
-
-    @Option(help: ArgumentHelp("The camera's width in percent of the picture's width (1% to 100%), aspect kept. Default 25%.", valueName: "PERCENT"))
-    var cameraSize: String?
-
-    @Flag(help: "Start with the camera's corner hidden (`recordctl camera on` shows it).")
-    var cameraOff = false
-
     /// Rejects combinations that contradict the other capture options.
     func check(region: String?, window: String?, noAppAudio: Bool, appSink: String?) throws {
         if let source, !["x11", "portal"].contains(source) { throw ValidationError("--source must be x11 or portal, got '\(source)'") }
@@ -49,10 +39,6 @@ struct CaptureSourceOptions: ParsableArguments {
             arguments.appAudioFrom = appAudioFrom
             arguments.appSink = nil  // the config's sink gives way to the flag's application
         }
-        if let camera { arguments.camera = camera == "*" ? "" : camera }  // `*`: the first camera
-        if let cameraPosition { arguments.cameraPosition = cameraPosition }
-        if let cameraSize { arguments.cameraSize = cameraSize }
-        if cameraOff { arguments.cameraOff = true }
     }
 }
 

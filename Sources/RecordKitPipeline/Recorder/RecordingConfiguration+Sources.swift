@@ -33,18 +33,20 @@ extension RecordingConfiguration {
         }
     }
 
-    /// Applies the camera options as the command line and the service spell them: `camera` (a
-    /// name, empty for the first camera, nil for none), `position` and `size`
-    /// (``CameraPlacement/init(position:size:)``) and `off` (the corner starts hidden).
+    /// Applies the camera's settings, as its declaration (`Camera/camera-source.json`) names
+    /// them: `name` (a camera's name; `*` or empty for the first camera; absent: no camera),
+    /// `position` and `size` (``CameraPlacement/init(position:size:)``; absent: bottom-right, 25%)
+    /// and `off` (`true`: the corner starts hidden).
     /// - Throws: ``RecorderError`` `.badArgument` naming the option.
-    package mutating func applyCamera(_ camera: String?, position: String, size: String, off: Bool) throws(RecorderError) {
-        guard let camera else {
+    package mutating func applyCamera(settings: [String: String]) throws(RecorderError) {
+        let off = settings["off"] == "true"
+        guard let camera = settings["name"] else {
             if off { throw RecorderError(.badArgument, "--camera-off needs --camera") }
             return
         }
         do throws(CaptureError) {
-            self.camera = CameraRequest(name: camera.isEmpty ? nil : camera, placement: try CameraPlacement(position: position, size: size),
-                                        offAtStart: off)
+            let placement = try CameraPlacement(position: settings["position"] ?? "bottom-right", size: settings["size"] ?? "25%")
+            self.camera = CameraRequest(name: camera.isEmpty || camera == "*" ? nil : camera, placement: placement, offAtStart: off)
         } catch {
             throw RecorderError(.badArgument, error.message)
         }

@@ -1,0 +1,91 @@
+import Foundation
+import RecordKitBuiltins
+import RecordKitCapture
+import RecordKitControl
+@testable import RecordKitExtensions
+import RecordKitPipeline
+import RecordKitService
+import XCTest
+
+/// The capture sources' options come from the declarations in their own folders, like the
+/// outputs' from their manifests: parsed, resolved into the source's settings, listed by
+/// `--help`, taken as config keys, and applied to the recording's configuration.
+final class SourceOptionTests: XCTestCase {
+    private let catalog = BuiltinExtensions.catalog(environment: ["XDG_DATA_HOME": "/nonexistent"])
+    private var sources: [ExtensionManifest] { CaptureSourceManifest.parseAll(CaptureSourceDeclarations.all) }
+
+    func testEveryRegisteredDeclarationParsesAndTheCameraDeclaresItsOptions() throws {
+        XCTAssertFalse(CaptureSourceDeclarations.all.isEmpty)
+        for (name, json) in CaptureSourceDeclarations.all {
+            XCTAssertNoThrow(try CaptureSourceManifest.parse(json, source: name), "the built-in declaration of \(name) parses")
+        }
+        let camera = try XCTUnwrap(sources.first { $0.name == "camera" })
+        XCTAssertEqual(camera.commandLine.options.map(\.name), ["camera", "camera-position", "camera-size", "camera-off"])
+        XCTAssertEqual(camera.commandLine.options.first?.implicitValue, "*", "--camera alone: the first camera")
+    }
+
+    func testASourcesOptionsBecomeItsSettingsBesideTheOutputsRequests() throws {
+        let resolver = OptionResolver(catalog: catalog, sources: sources)
+        let r = try resolver.resolve(["--camera", "--camera-position", "top-left", "-o", "x.mp4", "--camera-off"], workingDirectory: "/tmp")
+        XCTAssertEqual(r.sourceSettings, ["camera": ["name": "*", "position": "top-left", "off": "true"]])
+        XCTAssertEqual(r.requests.map(\.name), ["file"], "a source's option requests no output")
+        XCTAssertEqual(try resolver.resolve(["--camera"]).sourceSettings["camera"]?["name"], "*", "alone at the end")
+        XCTAssertEqual(try resolver.resolve(["--camera", "rk-test-camera", "--camera-size", "50%"]).sourceSettings["camera"],
+                       ["name": "rk-test-camera", "size": "50%"])
+        // The config's keys under the options' names; the command line's over them.
+        let configured = [ConfiguredOption(name: "camera", value: .string(""), origin: "config file (c.toml), line 1"),
+                          ConfiguredOption(name: "camera-size", value: .integer(30), origin: "config file (c.toml), line 2")]
+        XCTAssertEqual(try resolver.resolve([], configured: configured).sourceSettings["camera"], ["name": "", "size": "30"])
+        XCTAssertEqual(try resolver.resolve(["--camera-size", "40%"], configured: configured).sourceSettings["camera"], ["name": "", "size": "40%"])
+        // Mistakes are bad_argument with what to do.
+        XCTAssertThrowsError(try resolver.resolve(["--camera-position", "middle"])) { error in
+            XCTAssertTrue((error as? ControlError)?.message.contains("--camera-position 'middle': expected one of top-left") == true, "\(error)")
+        }
+        XCTAssertThrowsError(try resolver.resolve([], configured: [ConfiguredOption(name: "camra", value: .string("x"), origin: "line 3")])) { error in
+            XCTAssertTrue((error as? ControlError)?.message.contains("the capture sources' keys are camera, camera-position") == true, "\(error)")
+        }
+        // Without the sources' declarations the same words are unknown: nothing else knows them.
+        XCTAssertThrowsError(try OptionResolver(catalog: catalog).resolve(["--camera"]))
+    }
+
+    func testHelpListsTheSourcesOptionsBeforeTheOutputs() {
+        let text = OptionHelp.text(OptionResolver(catalog: catalog, sources: sources))
+        let camera = text.range(of: "CAPTURE CAMERA OPTIONS (declared by the camera source")
+        let file = text.range(of: "OUTPUT FILE OPTIONS")
+        XCTAssertNotNil(camera, text)
+        XCTAssertTrue(text.contains("--camera [<NAME>]"), "an optional value in brackets: \(text)")
+        XCTAssertTrue(text.contains("--camera-position <CORNER>"), text)
+        XCTAssertLessThan(camera?.lowerBound ?? text.endIndex, file?.lowerBound ?? text.startIndex)
+    }
+
+    /// The settings reach the recording's configuration: the camera in its corner, every source's
+    /// settings for the video source's factory; `--camera-off` alone is refused.
+    func testTheSettingsReachTheRecordingConfiguration() throws {
+        var arguments = StartArguments()
+        arguments.outputOptions = ["--camera", "--camera-position", "top-right", "--camera-size", "50"]
+        let resolution = try arguments.extensionRequests(catalog: catalog)
+        let configuration = try arguments.recordingConfiguration(sourceSettings: resolution.sourceSettings)
+        let camera = try XCTUnwrap(configuration.camera)
+        XCTAssertNil(camera.name, "the first camera")
+        XCTAssertEqual(camera.placement, try CameraPlacement(position: "top-right", size: "50%"))
+        XCTAssertFalse(camera.offAtStart)
+        XCTAssertEqual(configuration.screen.settings["camera"]?["position"], "top-right")
+        XCTAssertNil(try StartArguments().recordingConfiguration().camera, "no camera unless asked")
+        arguments.outputOptions = ["--camera-off"]
+        XCTAssertThrowsError(try arguments.check(builtins: BuiltinExtensions.all)) { error in
+            XCTAssertEqual((error as? ControlError)?.message, "--camera-off needs --camera")
+        }
+    }
+
+    /// A source declares settings only: an option that would request or withdraw something is refused.
+    func testASourceOptionThatIsNotASettingIsRefused() {
+        let json = Array("""
+            {"name": "test-source", "version": "1.0.0", "entry": {"swiftTarget": "RecordKitCapture"},
+             "setup": {"on": {"type": "bool", "default": false}},
+             "commandLine": {"options": [{"name": "test-on", "role": "request", "type": "flag", "setup": "on", "help": "On."}]}}
+            """.utf8)
+        XCTAssertThrowsError(try CaptureSourceManifest.parse(json, source: "test-source")) { error in
+            XCTAssertTrue("\(error)".contains("a source's option is a setting"), "\(error)")
+        }
+    }
+}
