@@ -4,23 +4,16 @@ import RecordKitControl
 /// The `record`/`start` options that are recordctl's own (what to capture, audio, hooks): the
 /// keys the config file's top level and each profile take under the option's own name. The
 /// outputs' keys (`output`, `rtmp`, `replay-buffer`, …) and the capture sources' (`camera`,
-/// `camera-position`, …) are declared by their extensions and sources and checked against
+/// `no-mic`, `app-sink`, …) are declared by their extensions and sources and checked against
 /// their declarations (docs/CONFIG.md).
 package enum CaptureKey: String, CaseIterable, Sendable {
     case fps
     case region
     case window
     case noCursor = "no-cursor"
-    case noMic = "no-mic"
-    case micOff = "mic-off"
-    case noAppAudio = "no-app-audio"
-    case appSink = "app-sink"
-    case micSource = "mic-source"
-    case requireAudio = "require-audio"
     case pauseOnBackground = "pause-on-background"
     case frameRateMode = "frame-rate-mode"
     case monitor
-    case appAudioFrom = "app-audio-from"
     case source
     case onSaved = "on-saved"
     case hookTimeout = "hook-timeout"
@@ -30,15 +23,15 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     package var expected: String {
         switch self {
         case .fps: return "frames per second, a whole number from 1 to 120"
-        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio: return "true or false"
+        case .noCursor: return "true or false"
         case .pauseOnBackground: return "\"hidden\", \"unfocused\" or \"never\""
         case .frameRateMode: return "\"constant\" or \"variable\""
-        case .monitor, .appAudioFrom: return "a name (a string) or a number"
+        case .monitor: return "a name (a string) or a number"
         case .onSaved: return "a command (a string) or a list of commands"
         case .hookTimeout: return "seconds, more than 0 and at most 86400"
         case .extensionsDir: return "an absolute directory (a string starting with / or ~/) or a list of them"
         case .region: return "WxH+X+Y (a string)"
-        case .window, .appSink, .micSource, .source: return "a non-empty string"
+        case .window, .source: return "a non-empty string"
         }
     }
 
@@ -46,14 +39,11 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     package var builtInDefault: String {
         switch self {
         case .fps: return "30"
-        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio: return "false"
+        case .noCursor: return "false"
         case .pauseOnBackground: return "hidden"
         case .frameRateMode: return "variable"
         case .region, .window: return "(the whole screen)"
-        case .appSink: return "(the default sink's monitor)"
-        case .micSource: return "(the default source)"
         case .monitor: return "(all monitors)"
-        case .appAudioFrom: return "(every application)"
         case .source: return "(chosen by the session: x11 or portal)"
         case .onSaved: return "(none)"
         case .hookTimeout: return "60"
@@ -65,16 +55,15 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     func checked(_ value: ConfiguredOption.Value) -> ConfiguredOption.Value? {
         switch (self, value) {
         case (.fps, .integer(let n)) where (1...120).contains(n): return value
-        case (.noCursor, .bool), (.noMic, .bool), (.micOff, .bool), (.noAppAudio, .bool), (.requireAudio, .bool): return value
+        case (.noCursor, .bool): return value
         case (.pauseOnBackground, .string(let s)) where ["hidden", "unfocused", "never"].contains(s): return value
         case (.frameRateMode, .string(let s)) where ["constant", "variable"].contains(s): return value
-        case (.monitor, .integer(let n)), (.appAudioFrom, .integer(let n)): return .string(String(n))
+        case (.monitor, .integer(let n)): return .string(String(n))
         case (.onSaved, .string), (.extensionsDir, .string): return checkedList([value])
         case (.onSaved, .list(let items)), (.extensionsDir, .list(let items)): return checkedList(items)
         case (.hookTimeout, .integer(let n)) where n > 0 && n <= 86_400: return .number(Double(n))
         case (.hookTimeout, .number(let d)) where d > 0 && d <= 86_400: return value
-        case (.region, .string(let s)), (.window, .string(let s)), (.appSink, .string(let s)), (.micSource, .string(let s)),
-             (.source, .string(let s)), (.monitor, .string(let s)), (.appAudioFrom, .string(let s)):
+        case (.region, .string(let s)), (.window, .string(let s)), (.source, .string(let s)), (.monitor, .string(let s)):
             return s.isEmpty ? nil : value
         default: return nil
         }
@@ -103,16 +92,9 @@ package enum CaptureKey: String, CaseIterable, Sendable {
         case .region: a.region = text
         case .window: a.window = text
         case .noCursor: a.noCursor = flag
-        case .noMic: a.noMic = flag
-        case .micOff: a.micOff = flag
-        case .noAppAudio: a.noAppAudio = flag
-        case .appSink: a.appSink = text
-        case .micSource: a.micSource = text
-        case .requireAudio: a.requireAudio = flag
         case .pauseOnBackground: a.pauseOnBackground = text ?? a.pauseOnBackground
         case .frameRateMode: a.frameRateMode = text ?? a.frameRateMode
         case .monitor: a.monitor = text
-        case .appAudioFrom: a.appAudioFrom = text
         case .source: a.source = text
         case .onSaved: a.onSaved = list
         case .hookTimeout: a.hookTimeout = Double(text ?? "")

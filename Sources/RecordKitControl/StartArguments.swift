@@ -12,18 +12,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var window: String?
     /// Hide the cursor.
     package var noCursor = false
-    /// No microphone track.
-    package var noMic = false
-    /// No app audio track.
-    package var noAppAudio = false
-    /// The microphone track starts switched off (`--mic-off`): silence until `audio-switch` turns it on.
-    package var micOff = false
-    /// App audio sink name.
-    package var appSink: String?
-    /// Microphone source name.
-    package var micSource: String?
-    /// Fail without audio.
-    package var requireAudio = false
     /// "hidden", "unfocused" or "never": when to pause by itself.
     package var pauseOnBackground: String = "hidden"
     /// The options of the outputs and of the capture sources, as the user typed them (`--output
@@ -56,8 +44,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var frameRateMode: String = "variable"
     /// RandR monitor name or index (`--monitor`), or nil.
     package var monitor: String?
-    /// Application name or pid whose sound is the app audio (`--app-audio-from`), or nil.
-    package var appAudioFrom: String?
     /// The video source (`--source`: "x11", "portal"), or nil to choose by the session.
     package var source: String?
     /// Upload the recording when it stops, and each split part as it closes (docs/UPLOADS.md).
@@ -84,12 +70,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
         region = try c.decodeIfPresent(String.self, forKey: .region)
         window = try c.decodeIfPresent(String.self, forKey: .window)
         noCursor = try c.decodeIfPresent(Bool.self, forKey: .noCursor) ?? d.noCursor
-        noMic = try c.decodeIfPresent(Bool.self, forKey: .noMic) ?? d.noMic
-        noAppAudio = try c.decodeIfPresent(Bool.self, forKey: .noAppAudio) ?? d.noAppAudio
-        micOff = try c.decodeIfPresent(Bool.self, forKey: .micOff) ?? d.micOff
-        appSink = try c.decodeIfPresent(String.self, forKey: .appSink)
-        micSource = try c.decodeIfPresent(String.self, forKey: .micSource)
-        requireAudio = try c.decodeIfPresent(Bool.self, forKey: .requireAudio) ?? d.requireAudio
         pauseOnBackground = try c.decodeIfPresent(String.self, forKey: .pauseOnBackground) ?? d.pauseOnBackground
         outputOptions = try c.decodeIfPresent([String].self, forKey: .outputOptions) ?? d.outputOptions
         configuredOutputOptions = try c.decodeIfPresent([ConfiguredOption].self, forKey: .configuredOutputOptions) ?? d.configuredOutputOptions
@@ -101,7 +81,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
         encoding = try c.decodeIfPresent([String: String].self, forKey: .encoding) ?? d.encoding
         frameRateMode = try c.decodeIfPresent(String.self, forKey: .frameRateMode) ?? d.frameRateMode
         monitor = try c.decodeIfPresent(String.self, forKey: .monitor)
-        appAudioFrom = try c.decodeIfPresent(String.self, forKey: .appAudioFrom)
         source = try c.decodeIfPresent(String.self, forKey: .source)
         upload = try c.decodeIfPresent(UploadOptions.self, forKey: .upload)
         uploadReplays = try c.decodeIfPresent(UploadOptions.self, forKey: .uploadReplays)

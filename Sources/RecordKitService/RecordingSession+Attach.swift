@@ -17,8 +17,10 @@ extension RecordingSession {
         // A source's options (`--camera`) are the capture's: a join may repeat them, not change them.
         var differences: [String] = []
         for (source, settings) in resolution.sourceSettings.sorted(by: { $0.key < $1.key }) {
+            let options = StartArguments.sourceDeclarations.first { $0.name == source }?.commandLine.options ?? []
             for (key, value) in settings.sorted(by: { $0.key < $1.key }) where sourceSettings[source]?[key] != value {
-                differences.append("the \(source) source's \(key) \(value) (the running capture: \(sourceSettings[source]?[key] ?? "none"))")
+                let spelling = options.first { $0.setup == key }.map { "--\($0.name)" } ?? "\(source) \(key)"
+                differences.append("\(spelling) \(value) (the running capture: \(sourceSettings[source]?[key] ?? "none"))")
             }
         }
         guard differences.isEmpty else {

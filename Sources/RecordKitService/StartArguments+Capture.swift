@@ -24,15 +24,11 @@ extension StartArguments {
         check("--source", \.source)
         check("--frame-rate-mode", \.frameRateMode)
         check("--no-cursor", \.noCursor)
-        check("--no-mic", \.noMic)
-        check("--no-app-audio", \.noAppAudio)
-        check("--app-sink", \.appSink)
-        check("--mic-source", \.micSource)
-        check("--app-audio-from", \.appAudioFrom)
-        check("--require-audio", \.requireAudio)
         check("--pause-on-background", \.pauseOnBackground)
         check("DISPLAY", \.display)
         check("PULSE_SERVER", \.audioServer)
+        // The capture sources' declared options (the audio tracks, the camera) are compared where
+        // they are resolved: RecordingSession.attach.
         return differences
     }
 

@@ -9,15 +9,14 @@ extension StartArguments {
         do throws(RecorderError) {
             configuration = try RecordingConfiguration(
                 display: display, fps: fps, region: region, window: window, showsCursor: !noCursor,
-                appAudio: !noAppAudio, appSink: appSink, micAudio: !noMic, micSource: micSource,
-                audioServer: audioServer, requireAudio: requireAudio, pauseOnBackground: pauseOnBackground)
+                appAudio: true, appSink: nil, micAudio: true, micSource: nil,  // the audio source's settings choose (below)
+                audioServer: audioServer, requireAudio: false, pauseOnBackground: pauseOnBackground)
         } catch {
             throw error.controlError
         }
-        try applySources(to: &configuration)  // frame-rate mode, monitor, one application's audio
-        try applySourceSettings(sourceSettings, to: &configuration)  // the sources' declared options: the camera in a corner, …
+        try applySources(to: &configuration)  // frame-rate mode, monitor
+        try applySourceSettings(sourceSettings, to: &configuration)  // the sources' declared options: the audio tracks, the camera in a corner, …
         configuration.screen.source = source
-        if micOff { configuration.mutedAtStart.insert(.audioMic) }  // the live mic switch, off from the start
         return configuration
     }
 

@@ -3,25 +3,21 @@ import RecordKitExtensions
 import RecordKitPipeline
 
 extension StartArguments {
-    /// Applies `frameRateMode`, `monitor` and `appAudioFrom` (capture sources); malformed or
-    /// contradictory values are `bad_argument`.
+    /// Applies `frameRateMode` and `monitor`; malformed or contradictory values are `bad_argument`.
     func applySources(to configuration: inout RecordingConfiguration) throws(ControlError) {
         do throws(RecorderError) {
-            try configuration.applySources(frameRateMode: frameRateMode, monitor: monitor, appAudioFrom: appAudioFrom,
-                                           hasRegionOrWindow: region != nil || window != nil,
-                                           appAudioChosen: noAppAudio || appSink != nil)
+            try configuration.applySources(frameRateMode: frameRateMode, monitor: monitor, hasRegionOrWindow: region != nil || window != nil)
         } catch {
             throw error.controlError
         }
     }
 
-    /// Applies the capture sources' settings (their declared options, resolved: ``OptionResolver/Resolution/sourceSettings``):
-    /// every source's reach the video source's factory; the camera's place a camera in a corner.
-    /// Malformed values are `bad_argument`.
+    /// Applies the capture sources' settings (their declared options, resolved: ``OptionResolver/Resolution/sourceSettings``)
+    /// as the pipeline reads them (``RecordingConfiguration/applySourceSettings(_:)``): the service
+    /// names no source's setting. Malformed values are `bad_argument`.
     func applySourceSettings(_ settings: [String: [String: String]], to configuration: inout RecordingConfiguration) throws(ControlError) {
-        configuration.screen.settings = settings
         do throws(RecorderError) {
-            try configuration.applyCamera(settings: settings["camera"] ?? [:])
+            try configuration.applySourceSettings(settings)
         } catch {
             throw error.controlError
         }

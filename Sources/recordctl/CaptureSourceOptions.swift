@@ -2,10 +2,10 @@ import ArgumentParser
 import RecordCtlSupport
 import RecordKitControl
 
-/// The capture source options (damage-driven capture, one monitor, one application's audio);
-/// part of ``RecordingOptions``, so `record` and `start` share them. The options a source
-/// declares in its own folder (the camera's: `Sources/RecordKitCapture/Camera/camera-source.json`)
-/// are not here: recordctl forwards them like the outputs' options, and the engine or the
+/// The capture source options (damage-driven capture, one monitor, the video source); part of
+/// ``RecordingOptions``, so `record` and `start` share them. The options a source declares in its
+/// own folder (the camera's `Sources/RecordKitCapture/Camera/camera-source.json`, the audio
+/// source's `Sources/RecordKitCapture/Audio/pulse-source.json`) are not here: recordctl forwards them like the outputs' options, and the engine or the
 /// service resolves them against the sources' declarations.
 struct CaptureSourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("What an unchanged tick records: constant (repeat the picture: every frame slot filled) "
@@ -20,25 +20,16 @@ struct CaptureSourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Record one RandR monitor, by name or by index (`recordctl monitors` lists them).", valueName: "NAME|INDEX"))
     var monitor: String?
 
-    @Option(help: ArgumentHelp("Record only this application's sound as app audio: its PulseAudio sink inputs, by "
-        + "application name or process id (`recordctl audio-sources` lists them).", valueName: "NAME|PID"))
-    var appAudioFrom: String?
-
     /// Rejects combinations that contradict the other capture options.
-    func check(region: String?, window: String?, noAppAudio: Bool, appSink: String?) throws {
+    func check(region: String?, window: String?) throws {
         if let source, !["x11", "portal"].contains(source) { throw ValidationError("--source must be x11 or portal, got '\(source)'") }
         if monitor != nil && (region != nil || window != nil) { throw ValidationError("--monitor cannot be combined with --region or --window") }
-        if appAudioFrom != nil && (noAppAudio || appSink != nil) { throw ValidationError("--app-audio-from cannot be combined with --no-app-audio or --app-sink") }
     }
 
     /// Lays the options given over `arguments` (the monitor is set with the area, by the caller).
     func apply(to arguments: inout StartArguments) {
         if let frameRateMode { arguments.frameRateMode = frameRateMode.rawValue }
         if let source { arguments.source = source }
-        if let appAudioFrom {
-            arguments.appAudioFrom = appAudioFrom
-            arguments.appSink = nil  // the config's sink gives way to the flag's application
-        }
     }
 }
 

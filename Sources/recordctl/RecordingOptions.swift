@@ -21,24 +21,6 @@ struct RecordingOptions: ParsableArguments {
     @Flag(help: "Do not draw the mouse cursor.")
     var noCursor = false
 
-    @Flag(help: "Do not record the microphone (the default PulseAudio source).")
-    var noMic = false
-
-    @Flag(help: "Start with the microphone switched off: its track records silence until `recordctl mic on`.")
-    var micOff = false
-
-    @Flag(help: "Do not record application audio (the monitor of the default PulseAudio sink).")
-    var noAppAudio = false
-
-    @Option(help: ArgumentHelp("PulseAudio sink whose monitor is the app audio.", valueName: "SINK"))
-    var appSink: String?
-
-    @Option(help: ArgumentHelp("PulseAudio source used as the microphone.", valueName: "SOURCE"))
-    var micSource: String?
-
-    @Flag(help: "Fail when no PulseAudio server or source is available instead of recording video only.")
-    var requireAudio = false
-
     @Option(help: ArgumentHelp("Pause by itself while the recorded window is hidden (hidden), also while another window is focused (unfocused), or only while the screen is locked (never).",
                                valueName: "POLICY"))
     var pauseOnBackground: BackgroundPolicyOption?
@@ -76,9 +58,7 @@ struct RecordingOptions: ParsableArguments {
     func validate() throws {
         if let fps, !(1...120).contains(fps) { throw ValidationError("--fps must be between 1 and 120, got \(fps)") }
         if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
-        if noMic && micOff { throw ValidationError("--mic-off needs a microphone track: drop --no-mic") }
-        if noMic && noAppAudio && requireAudio { throw ValidationError("--require-audio contradicts --no-mic --no-app-audio") }
-        try sources.check(region: region, window: window, noAppAudio: noAppAudio, appSink: appSink)
+        try sources.check(region: region, window: window)
     }
 
     /// These options as start arguments, with this process's display and audio server and
@@ -103,12 +83,6 @@ struct RecordingOptions: ParsableArguments {
             a.monitor = sources.monitor
         }
         if noCursor { a.noCursor = true }
-        if noMic { a.noMic = true }
-        if micOff { a.micOff = true }
-        if noAppAudio { a.noAppAudio = true }
-        if let appSink { a.appSink = appSink }
-        if let micSource { a.micSource = micSource }
-        if requireAudio { a.requireAudio = true }
         if let pauseOnBackground { a.pauseOnBackground = pauseOnBackground.rawValue }
         a.outputOptions = outputOptions
         a.workingDirectory = FileManager.default.currentDirectoryPath

@@ -34,13 +34,15 @@ final class ConfigFileTests: XCTestCase {
         let file = try ConfigFile(text: text, path: "/c.toml")
         let a = try file.startArguments(profile: "live")
         XCTAssertEqual(a.fps, 12, "the profile's over the top level's")
-        XCTAssertTrue(a.noMic, "the top level's where the profile says nothing")
+        XCTAssertEqual(a.configuredOutputOptions.first { $0.name == "no-mic" }?.value, .bool(true),
+                       "the top level's where the profile says nothing (the audio source's key, resolved by its declaration)")
         XCTAssertEqual(a.frameRateMode, "constant")
         XCTAssertEqual(a.extensionsDirs, ["/opt/rk-ext"])
         XCTAssertEqual(a.onSaved, ["echo saved"], "[hooks]")
         XCTAssertEqual(a.encoding["preset"], "faster")
         XCTAssertEqual(a.encoding["crf"], "28")
-        XCTAssertEqual(Set(a.configuredOutputOptions.map(\.name)), ["format", "rtmp", "replay-buffer"], "the outputs' keys go to the service")
+        XCTAssertEqual(Set(a.configuredOutputOptions.map(\.name)), ["no-mic", "format", "rtmp", "replay-buffer"],
+                       "the outputs' and the sources' keys go to the service")
         let rtmp = try XCTUnwrap(a.configuredOutputOptions.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.origin, "profile live (/c.toml), line 16")
         XCTAssertEqual(rtmp.value, .list([.string("rtmp://127.0.0.1/live/k1"), .string("rtmp://127.0.0.1/live/k2")]))
@@ -70,7 +72,7 @@ final class ConfigFileTests: XCTestCase {
         let cases: [(String, String)] = [
             ("fps = 24\nfps2 = 1\nfps = \"fast\"", "not valid TOML"),
             ("\n\nfps = \"fast\"", "line 3: fps must be frames per second, a whole number from 1 to 120"),
-            ("[profiles.a]\nno-mic = \"yes\"", "line 2: profiles.a.no-mic must be true or false"),
+            ("[profiles.a]\nno-cursor = \"yes\"", "line 2: profiles.a.no-cursor must be true or false"),
             ("[profiles.a]\nframe-rate-mode = \"fixed\"", "line 2: profiles.a.frame-rate-mode must be \"constant\" or \"variable\""),
             ("[profiles.a.uploads]\npart-size = 1", "line 2: profiles.a.uploads.part-size must be MiB"),
             ("[hooks]\ntimeout = -1", "line 2: hooks.timeout must be seconds"),

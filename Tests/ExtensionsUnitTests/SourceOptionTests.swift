@@ -42,7 +42,8 @@ final class SourceOptionTests: XCTestCase {
             XCTAssertTrue((error as? ControlError)?.message.contains("--camera-position 'middle': expected one of top-left") == true, "\(error)")
         }
         XCTAssertThrowsError(try resolver.resolve([], configured: [ConfiguredOption(name: "camra", value: .string("x"), origin: "line 3")])) { error in
-            XCTAssertTrue((error as? ControlError)?.message.contains("the capture sources' keys are camera, camera-position") == true, "\(error)")
+            XCTAssertTrue((error as? ControlError)?.message.contains("the capture sources' keys are no-mic, mic-off") == true
+                          && (error as? ControlError)?.message.contains("camera, camera-position") == true, "\(error)")
         }
         // Without the sources' declarations the same words are unknown: nothing else knows them.
         XCTAssertThrowsError(try OptionResolver(catalog: catalog).resolve(["--camera"]))
@@ -75,6 +76,47 @@ final class SourceOptionTests: XCTestCase {
         XCTAssertThrowsError(try arguments.check(builtins: BuiltinExtensions.all)) { error in
             XCTAssertEqual((error as? ControlError)?.message, "--camera-off needs --camera")
         }
+    }
+
+    /// The audio source's options: its tracks from its settings; options that exclude each other
+    /// are refused when both are given, and a configured one gives way to a given one that excludes it.
+    func testTheAudioSourcesOptionsChooseTheTracks() throws {
+        let resolver = OptionResolver(catalog: catalog, sources: sources)
+        let given = try resolver.resolve(["--no-app-audio", "--mic-source", "rk-mic", "--mic-off"])
+        XCTAssertEqual(given.sourceSettings["pulse"], ["noAppAudio": "true", "micSource": "rk-mic", "micOff": "true"])
+        var configuration = RecordingConfiguration()
+        try configuration.applySourceSettings(given.sourceSettings)
+        XCTAssertNil(configuration.appAudio)
+        XCTAssertEqual(configuration.micAudio, .source("rk-mic"))
+        XCTAssertEqual(configuration.mutedAtStart, [.audioMic])
+        XCTAssertThrowsError(try resolver.resolve(["--app-audio-from", "firefox", "--app-sink", "s"])) { error in
+            XCTAssertEqual((error as? ControlError)?.message, "--app-audio-from cannot be combined with --app-sink")
+        }
+        XCTAssertThrowsError(try resolver.resolve(["--no-mic", "--mic-off"])) { error in
+            XCTAssertEqual((error as? ControlError)?.message, "--mic-off cannot be combined with --no-mic")
+        }
+        let sink = [ConfiguredOption(name: "app-sink", value: .string("desk"), origin: "config file (c.toml), line 4")]
+        XCTAssertEqual(try resolver.resolve(["--app-audio-from", "4242"], configured: sink).sourceSettings["pulse"], ["appAudioFrom": "4242"],
+                       "the config's sink gives way to the flag's application")
+        var fromApp = RecordingConfiguration()
+        try fromApp.applySourceSettings(["pulse": ["appAudioFrom": "4242"]])
+        XCTAssertEqual(fromApp.appAudio, .application(ApplicationSelector.parse("4242")))
+        let both = sink + [ConfiguredOption(name: "app-audio-from", value: .integer(7), origin: "config file (c.toml), line 5")]
+        XCTAssertThrowsError(try resolver.resolve([], configured: both)) { error in
+            XCTAssertTrue((error as? ControlError)?.message.contains("line 5: app-audio-from cannot be combined with app-sink (config file (c.toml), line 4)") == true, "\(error)")
+        }
+        let wrongType = [ConfiguredOption(name: "no-mic", value: .string("yes"), origin: "line 2")]
+        XCTAssertThrowsError(try resolver.resolve([], configured: wrongType)) { error in
+            XCTAssertTrue((error as? ControlError)?.message.contains("line 2: no-mic must be true or false") == true, "\(error)")
+        }
+        var none = RecordingConfiguration()
+        XCTAssertThrowsError(try none.applySourceSettings(["pulse": ["noMic": "true", "noAppAudio": "true", "requireAudio": "true"]])) { error in
+            XCTAssertEqual((error as? RecorderError)?.message, "--require-audio contradicts --no-mic --no-app-audio")
+        }
+        var defaults = RecordingConfiguration()
+        try defaults.applySourceSettings([:])
+        XCTAssertEqual(defaults.appAudio, .defaultSinkMonitor, "nothing given: both default tracks")
+        XCTAssertEqual(defaults.micAudio, .defaultSource)
     }
 
     /// A source declares settings only: an option that would request or withdraw something is refused.

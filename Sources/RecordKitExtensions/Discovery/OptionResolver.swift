@@ -79,12 +79,15 @@ package struct OptionResolver: Sendable {
     package func resolve(_ words: [String], configured: [ConfiguredOption] = [], encoding: [String: String] = [:], workingDirectory: String? = nil,
                          environment: [String: String] = [:]) throws(ControlError) -> Resolution {
         let given = try parse(words, workingDirectory: workingDirectory)
+        try Self.checkExclusions(given)
         let merged = try uses(of: configured, workingDirectory: workingDirectory).filter { d in
             !given.contains { g in
                 g.option.name == d.option.name
                     || (g.extension == d.extension && (g.option.role == .disable || d.option.role == .disable))
+                    || Self.exclude(g.option, d.option)  // a configured option gives way to one given that excludes it
             }
         }
+        try Self.checkExclusions(merged, configured: configured)
         // Options only the config sets for an extension nothing requests (a CA file for streams, a
         // recording without one) are left out; given on the command line, they are an error below.
         var uses: [String: [(option: OptionDeclaration, value: String?)]] = [:]
@@ -109,6 +112,28 @@ package struct OptionResolver: Sendable {
                                                 environment: environment, warnings: &resolution.warnings)
         }
         return resolution
+    }
+
+    /// Whether `a` and `b` cannot be combined (either declares it).
+    static func exclude(_ a: OptionDeclaration, _ b: OptionDeclaration) -> Bool {
+        a.excludes.contains(b.name) || b.excludes.contains(a.name)
+    }
+
+    /// Throws `bad_argument` for two of `uses` that exclude each other; with `configured`, the
+    /// message names the lines they were written on.
+    static func checkExclusions(_ uses: [Use], configured: [ConfiguredOption]? = nil) throws(ControlError) {
+        for (i, first) in uses.enumerated() {
+            for second in uses[(i + 1)...] where exclude(first.option, second.option) {
+                // Named from the option that declares the exclusion.
+                let (a, b) = first.option.excludes.contains(second.option.name) ? (first, second) : (second, first)
+                guard let configured else {
+                    throw ControlError(.badArgument, "--\(a.option.name) cannot be combined with --\(b.option.name)")
+                }
+                func origin(_ name: String) -> String { configured.first { $0.name == name }?.origin ?? "the config file" }
+                throw ControlError(.badArgument, "\(origin(a.option.name)): \(a.option.name) cannot be combined with \(b.option.name) "
+                                   + "(\(origin(b.option.name))): remove one")
+            }
+        }
     }
 
     /// `words` as uses of declared options, values checked; throws for an unknown option, a

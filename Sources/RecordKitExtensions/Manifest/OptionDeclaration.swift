@@ -65,6 +65,10 @@ package struct OptionDeclaration: Sendable, Equatable {
     /// The value the option takes when it is given alone (last, or before another option):
     /// `--camera` alone is `--camera *`, the first camera. Nil: a value is required.
     package var implicitValue: String?
+    /// Options (names without `--`, of any declaration) this one cannot be combined with: both
+    /// given is an error; one configured gives way to the other given (`--app-audio-from`
+    /// excludes `app-sink`, so a configured sink gives way to the flag's application).
+    package var excludes: [String] = []
 
     /// Creates a declaration.
     package init(name: String, short: Character? = nil, role: Role, type: ValueType, setup: String? = nil, valueName: String? = nil,
