@@ -78,7 +78,8 @@ let package = Package(
         // MARK: Platform parts.
         // Each source's folder declares its options (`*-source.json`, the manifest format; CaptureSourceDeclarations).
         .target(name: "RecordKitCapture", dependencies: ["RecordKitSupport", "RecordKit", "CX11", "CPulse", "CShims"],
-                path: "Sources/RecordKitCapture", resources: [.embedInCode("Camera/camera-source.json"), .embedInCode("Audio/pulse-source.json")]),
+                path: "Sources/RecordKitCapture", resources: [.embedInCode("Screen/screen-source.json"), .embedInCode("Audio/pulse-source.json"),
+                                                         .embedInCode("Camera/camera-source.json")]),
         // The Wayland screen through the ScreenCast portal and PipeWire: a video source registered
         // as "portal" by the executables (VideoSourceRegistry), never named by the pipeline.
         .target(name: "RecordKitPipeWire", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitCapture", "CPipeWire"],

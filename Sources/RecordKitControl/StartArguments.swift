@@ -6,12 +6,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var audioServer: String?
     /// Frames per second.
     package var fps: Int = 30
-    /// `WxH+X+Y`, or nil.
-    package var region: String?
-    /// Window id or name, or nil.
-    package var window: String?
-    /// Hide the cursor.
-    package var noCursor = false
     /// "hidden", "unfocused" or "never": when to pause by itself.
     package var pauseOnBackground: String = "hidden"
     /// The options of the outputs and of the capture sources, as the user typed them (`--output
@@ -40,12 +34,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
     /// file), as setup values of the `file` and `rtmp` extensions (`videoCodec`, `crf`,
     /// `bitrate` in bit/s, …), which resolve and check them.
     package var encoding: [String: String] = [:]
-    /// "constant" or "variable" (`--frame-rate-mode`).
-    package var frameRateMode: String = "variable"
-    /// RandR monitor name or index (`--monitor`), or nil.
-    package var monitor: String?
-    /// The video source (`--source`: "x11", "portal"), or nil to choose by the session.
-    package var source: String?
     /// Upload the recording when it stops, and each split part as it closes (docs/UPLOADS.md).
     package var upload: UploadOptions?
     /// Where the recording's replay clips go (config `[uploads] replays = true`), unless a
@@ -57,7 +45,9 @@ package struct StartArguments: Codable, Sendable, Equatable {
     /// Seconds a hook may run before it is ended (nil: ``HookDefaults/timeoutSeconds``).
     package var hookTimeout: Double?
 
-    /// Default arguments: the whole screen, both audio tracks, MP4.
+    /// Default arguments: the whole screen, both audio tracks, MP4. What the capture sources record
+    /// (the area, the audio tracks, the camera) travels as their options in ``outputOptions`` and
+    /// ``configuredOutputOptions``, resolved against their declarations.
     package init() {}
 
     /// Decodes arguments; every key is optional and takes its default when absent.
@@ -67,9 +57,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
         display = try c.decodeIfPresent(String.self, forKey: .display)
         audioServer = try c.decodeIfPresent(String.self, forKey: .audioServer)
         fps = try c.decodeIfPresent(Int.self, forKey: .fps) ?? d.fps
-        region = try c.decodeIfPresent(String.self, forKey: .region)
-        window = try c.decodeIfPresent(String.self, forKey: .window)
-        noCursor = try c.decodeIfPresent(Bool.self, forKey: .noCursor) ?? d.noCursor
         pauseOnBackground = try c.decodeIfPresent(String.self, forKey: .pauseOnBackground) ?? d.pauseOnBackground
         outputOptions = try c.decodeIfPresent([String].self, forKey: .outputOptions) ?? d.outputOptions
         configuredOutputOptions = try c.decodeIfPresent([ConfiguredOption].self, forKey: .configuredOutputOptions) ?? d.configuredOutputOptions
@@ -79,9 +66,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
         encoding = try c.decodeIfPresent([String: String].self, forKey: .encoding) ?? d.encoding
-        frameRateMode = try c.decodeIfPresent(String.self, forKey: .frameRateMode) ?? d.frameRateMode
-        monitor = try c.decodeIfPresent(String.self, forKey: .monitor)
-        source = try c.decodeIfPresent(String.self, forKey: .source)
         upload = try c.decodeIfPresent(UploadOptions.self, forKey: .upload)
         uploadReplays = try c.decodeIfPresent(UploadOptions.self, forKey: .uploadReplays)
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved

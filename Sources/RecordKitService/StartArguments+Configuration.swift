@@ -8,15 +8,13 @@ extension StartArguments {
         var configuration: RecordingConfiguration
         do throws(RecorderError) {
             configuration = try RecordingConfiguration(
-                display: display, fps: fps, region: region, window: window, showsCursor: !noCursor,
-                appAudio: true, appSink: nil, micAudio: true, micSource: nil,  // the audio source's settings choose (below)
+                display: display, fps: fps, region: nil, window: nil, showsCursor: true,  // the sources' settings choose (below)
+                appAudio: true, appSink: nil, micAudio: true, micSource: nil,
                 audioServer: audioServer, requireAudio: false, pauseOnBackground: pauseOnBackground)
         } catch {
             throw error.controlError
         }
-        try applySources(to: &configuration)  // frame-rate mode, monitor
-        try applySourceSettings(sourceSettings, to: &configuration)  // the sources' declared options: the audio tracks, the camera in a corner, …
-        configuration.screen.source = source
+        try applySourceSettings(sourceSettings, to: &configuration)  // the sources' declared options: area, audio tracks, camera, …
         return configuration
     }
 

@@ -3,15 +3,6 @@ import RecordKitExtensions
 import RecordKitPipeline
 
 extension StartArguments {
-    /// Applies `frameRateMode` and `monitor`; malformed or contradictory values are `bad_argument`.
-    func applySources(to configuration: inout RecordingConfiguration) throws(ControlError) {
-        do throws(RecorderError) {
-            try configuration.applySources(frameRateMode: frameRateMode, monitor: monitor, hasRegionOrWindow: region != nil || window != nil)
-        } catch {
-            throw error.controlError
-        }
-    }
-
     /// Applies the capture sources' settings (their declared options, resolved: ``OptionResolver/Resolution/sourceSettings``)
     /// as the pipeline reads them (``RecordingConfiguration/applySourceSettings(_:)``): the service
     /// names no source's setting. Malformed values are `bad_argument`.

@@ -12,20 +12,9 @@ struct RecordingOptions: ParsableArguments {
     @Option(help: "Frames per second (default 30).")
     var fps: Int?
 
-    @Option(help: ArgumentHelp("Record a region of the screen.", valueName: "WxH+X+Y"))
-    var region: String?
-
-    @Option(help: ArgumentHelp("Record one window, by id (0x…) or by exact name.", valueName: "ID|NAME"))
-    var window: String?
-
-    @Flag(help: "Do not draw the mouse cursor.")
-    var noCursor = false
-
     @Option(help: ArgumentHelp("Pause by itself while the recorded window is hidden (hidden), also while another window is focused (unfocused), or only while the screen is locked (never).",
                                valueName: "POLICY"))
     var pauseOnBackground: BackgroundPolicyOption?
-
-    @OptionGroup var sources: CaptureSourceOptions
 
     // MARK: Where it goes: the outputs' own options (declared by the extensions, resolved by the service)
 
@@ -57,8 +46,6 @@ struct RecordingOptions: ParsableArguments {
 
     func validate() throws {
         if let fps, !(1...120).contains(fps) { throw ValidationError("--fps must be between 1 and 120, got \(fps)") }
-        if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
-        try sources.check(region: region, window: window)
     }
 
     /// These options as start arguments, with this process's display and audio server and
@@ -76,13 +63,6 @@ struct RecordingOptions: ParsableArguments {
         a.display = env["DISPLAY"]
         a.audioServer = env["PULSE_SERVER"]
         if let fps { a.fps = fps }
-        if region != nil || window != nil || sources.monitor != nil {
-            // One of these chooses the area: the config's choice of another gives way.
-            a.region = region
-            a.window = window
-            a.monitor = sources.monitor
-        }
-        if noCursor { a.noCursor = true }
         if let pauseOnBackground { a.pauseOnBackground = pauseOnBackground.rawValue }
         a.outputOptions = outputOptions
         a.workingDirectory = FileManager.default.currentDirectoryPath
@@ -93,7 +73,6 @@ struct RecordingOptions: ParsableArguments {
         a.encoding = try encoding.effective().setupValues
         hooks.apply(to: &a)
         try uploads.apply(to: &a, config: config.uploads(profile: encoding.profile))
-        sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
         } catch {

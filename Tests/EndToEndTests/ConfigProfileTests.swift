@@ -76,7 +76,10 @@ final class ConfigProfileTests: EndToEndTestCase {
         XCTAssertEqual(help.exitCode, 0, "\(help)")
         for spelling in ["--fps", "--video-codec", "-o, --output <FILE>", "--format <FORMAT>", "--no-file", "--split-every", "--rtmp <URL>",
                          "--rtmp-key-file", "--rtmp-ca-file", "--srt <URL>", "--replay-buffer <SECONDS>", "--replay-buffer-max-mb",
-                         "--preview", "--preview-port"] {
+                         "--preview", "--preview-port",
+                         // The capture sources' options, from their declarations (not recordctl's own).
+                         "CAPTURE SCREEN OPTIONS", "--region <WxH+X+Y>", "--frame-rate-mode <MODE>", "CAPTURE PULSE OPTIONS", "--no-mic",
+                         "--app-audio-from <NAME|PID>", "CAPTURE CAMERA OPTIONS", "--camera [<NAME>]", "--camera-position <CORNER>"] {
             XCTAssertTrue(help.stdout.contains(spelling), "\(spelling) in record --help:\n\(help.stdout)")
         }
         let unknown = try rc.record(["--duration", "1", "--frobnicate", "3"], timeout: 30)
@@ -88,6 +91,13 @@ final class ConfigProfileTests: EndToEndTestCase {
         XCTAssertEqual(check.exitCode, Recordctl.Exit.usage, "\(check)")
         XCTAssertTrue(check.stderr.contains("line 4: unknown key \"replay-bufer\""), "\(check)")
         XCTAssertTrue(check.stderr.contains("line 5: format must be one of mp4, mkv, not true or false"), "\(check)")
+        let sourceKey = try configHome("camera-position = \"middle\"\n")
+        let sourceCheck = try ProcessRunner.run(rc.path, ["config", "check"], environment: sourceKey, timeout: 30)
+        XCTAssertEqual(sourceCheck.exitCode, Recordctl.Exit.usage, "\(sourceCheck)")
+        XCTAssertTrue(sourceCheck.stderr.contains("line 1: camera-position 'middle': expected one of top-left"), "a source's key: \(sourceCheck)")
+        let both = try rc.record(["--duration", "1", "--region", "64x64+0+0", "--window", "root"], timeout: 30)
+        XCTAssertEqual(both.exitCode, Recordctl.Exit.usage, "\(both)")
+        XCTAssertTrue(both.stderr.contains("--region cannot be combined with --window"), "\(both)")
         let bad = try configHome("fps = \"fast\"\n")
         let badCheck = try ProcessRunner.run(rc.path, ["config", "check"], environment: bad, timeout: 30)
         XCTAssertEqual(badCheck.exitCode, Recordctl.Exit.usage, "\(badCheck)")

@@ -42,7 +42,8 @@ final class SourceOptionTests: XCTestCase {
             XCTAssertTrue((error as? ControlError)?.message.contains("--camera-position 'middle': expected one of top-left") == true, "\(error)")
         }
         XCTAssertThrowsError(try resolver.resolve([], configured: [ConfiguredOption(name: "camra", value: .string("x"), origin: "line 3")])) { error in
-            XCTAssertTrue((error as? ControlError)?.message.contains("the capture sources' keys are no-mic, mic-off") == true
+            XCTAssertTrue((error as? ControlError)?.message.contains("the capture sources' keys are region, window, monitor") == true
+                          && (error as? ControlError)?.message.contains("no-mic, mic-off") == true
                           && (error as? ControlError)?.message.contains("camera, camera-position") == true, "\(error)")
         }
         // Without the sources' declarations the same words are unknown: nothing else knows them.
@@ -117,6 +118,34 @@ final class SourceOptionTests: XCTestCase {
         try defaults.applySourceSettings([:])
         XCTAssertEqual(defaults.appAudio, .defaultSinkMonitor, "nothing given: both default tracks")
         XCTAssertEqual(defaults.micAudio, .defaultSource)
+    }
+
+    /// The picture's options: one area at most (a configured one gives way to another given), the
+    /// cursor, the frame-rate mode (variable unless asked), a registered video source only.
+    func testTheScreensOptionsChooseTheArea() throws {
+        let resolver = OptionResolver(catalog: catalog, sources: sources)
+        let r = try resolver.resolve(["--window", "0x1234", "--no-cursor", "--frame-rate-mode", "constant", "--source", "x11"])
+        var configuration = RecordingConfiguration()
+        try configuration.applySourceSettings(r.sourceSettings)
+        XCTAssertEqual(configuration.screen.target, .window(WindowSelector.parse("0x1234")))
+        XCTAssertFalse(configuration.screen.showsCursor)
+        XCTAssertEqual(configuration.screen.frameRateMode, .constant)
+        XCTAssertEqual(configuration.screen.source, "x11")
+        var defaults = RecordingConfiguration()
+        try defaults.applySourceSettings([:])
+        XCTAssertEqual(defaults.screen.target, .screen)
+        XCTAssertEqual(defaults.screen.frameRateMode, .variable, "a recording's default")
+        XCTAssertNil(defaults.screen.source, "chosen by the session")
+        XCTAssertThrowsError(try resolver.resolve(["--monitor", "1", "--region", "10x10+0+0"])) { error in
+            XCTAssertEqual((error as? ControlError)?.message, "--monitor cannot be combined with --region")
+        }
+        let region = [ConfiguredOption(name: "region", value: .string("640x360+0+0"), origin: "config file (c.toml), line 1")]
+        XCTAssertEqual(try resolver.resolve(["--window", "term"], configured: region).sourceSettings["screen"], ["window": "term"],
+                       "the config's area gives way to the flag's")
+        var unknown = RecordingConfiguration()
+        XCTAssertThrowsError(try unknown.applySourceSettings(["screen": ["source": "nope"]])) { error in
+            XCTAssertTrue((error as? RecorderError)?.message.hasPrefix("--source must be") == true, "\(error)")
+        }
     }
 
     /// A source declares settings only: an option that would request or withdraw something is refused.

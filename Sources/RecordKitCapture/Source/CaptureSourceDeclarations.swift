@@ -8,11 +8,13 @@ import Synchronization
 /// (`OptionResolver`), `--help` lists them, and the config file takes each under its name; the
 /// resolved values reach the source as its settings (`RecordingConfiguration.sourceSettings`).
 ///
-/// Built in: "pulse" (the audio source, `Audio/pulse-source.json`) and "camera" (`Camera/camera-source.json`). A source in another module registers its
+/// Built in: "screen" (what every video source records, and which one: `Screen/screen-source.json`),
+/// "pulse" (the audio source, `Audio/pulse-source.json`) and "camera" (`Camera/camera-source.json`). A source in another module registers its
 /// declaration with its factory (`VideoSourceRegistry.register(_:declaration:monitors:factory:)`).
 /// Thread-safe; register before recordings start.
 package enum CaptureSourceDeclarations {
     private static let registered = Mutex<[(name: String, json: [UInt8])]>([
+        ("screen", PackageResources.screen_source_json),
         ("pulse", PackageResources.pulse_source_json),
         ("camera", PackageResources.camera_source_json),
     ])

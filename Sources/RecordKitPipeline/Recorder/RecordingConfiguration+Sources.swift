@@ -10,29 +10,45 @@ extension RecordingConfiguration {
         return AudioSourceRequest(tracks: tracks, server: audioServer, requireAudio: requireAudio)
     }
 
-    /// Applies the capture source options as the command line and the service spell them:
-    /// `frameRateMode` (`variable` or `constant`) and `monitor` (a RandR monitor's name or index).
-    /// `hasRegionOrWindow` rejects a contradicting combination.
-    /// - Throws: ``RecorderError`` `.badArgument` naming the option.
-    package mutating func applySources(frameRateMode: String, monitor: String?, hasRegionOrWindow: Bool) throws(RecorderError) {
-        guard let mode = FrameRateMode(rawValue: frameRateMode) else {
-            throw RecorderError(.badArgument, "--frame-rate-mode must be constant or variable, got '\(frameRateMode)'")
-        }
-        screen.frameRateMode = mode
-        if let monitor {
-            guard !hasRegionOrWindow else { throw RecorderError(.badArgument, "--monitor cannot be combined with --region or --window") }
-            screen.target = .monitor(MonitorSelector.parse(monitor))
-        }
-    }
-
     /// Applies every capture source's settings (their declared options, resolved; by source,
     /// then setup key): all of them reach the video source's factory (``ScreenCaptureConfiguration/settings``),
     /// the audio source's (`pulse`) choose the tracks, the camera's place a camera in a corner.
     /// - Throws: ``RecorderError`` `.badArgument` naming the option.
     package mutating func applySourceSettings(_ settings: [String: [String: String]]) throws(RecorderError) {
         screen.settings = settings
+        try applyScreen(settings: settings["screen"] ?? [:])
         try applyAudio(settings: settings["pulse"] ?? [:])
         try applyCamera(settings: settings["camera"] ?? [:])
+    }
+
+    /// Applies the picture's settings, as their declaration (`Screen/screen-source.json`) names
+    /// them: `region` (`WxH+X+Y`), `window` (id or name) or `monitor` (a RandR monitor's name or
+    /// index), one at most (absent: the whole screen); `noCursor`; `frameRateMode` (`variable`,
+    /// the default, or `constant`); `source` (a registered video source; absent: chosen by the session).
+    /// - Throws: ``RecorderError`` `.badArgument` naming the option.
+    package mutating func applyScreen(settings s: [String: String]) throws(RecorderError) {
+        let areas = ["region", "window", "monitor"].filter { s[$0] != nil }
+        guard areas.count <= 1 else {
+            throw RecorderError(.badArgument, "--\(areas[0]) cannot be combined with " + areas.dropFirst().map { "--\($0)" }.joined(separator: " or "))
+        }
+        if let region = s["region"] {
+            do throws(CaptureError) { screen.target = .region(try PixelRect.parse(region)) } catch { throw RecorderError(.badArgument, error.message) }
+        }
+        if let window = s["window"] { screen.target = .window(WindowSelector.parse(window)) }
+        if let monitor = s["monitor"] { screen.target = .monitor(MonitorSelector.parse(monitor)) }
+        if s["noCursor"] == "true" { screen.showsCursor = false }
+        let mode = s["frameRateMode"] ?? "variable"
+        guard let frameRateMode = FrameRateMode(rawValue: mode) else {
+            throw RecorderError(.badArgument, "--frame-rate-mode must be constant or variable, got '\(mode)'")
+        }
+        screen.frameRateMode = frameRateMode
+        if let source = s["source"] {
+            let names = VideoSourceRegistry.names
+            guard names.contains(source) else {
+                throw RecorderError(.badArgument, "--source must be \(names.joined(separator: " or ")), got '\(source)'")
+            }
+            screen.source = source
+        }
     }
 
     /// Applies the audio source's settings, as its declaration (`Audio/pulse-source.json`) names
