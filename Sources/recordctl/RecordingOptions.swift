@@ -7,7 +7,7 @@ import RecordKitControl
 /// What to record and where it goes: every option `record` and `start` share, turned into the
 /// one ``StartArguments`` both hand to the same builder (the service's `RecordingSession`).
 struct RecordingOptions: ParsableArguments {
-    // MARK: What to capture
+    // MARK: The recording's own: its frame rate and the background pause
 
     @Option(help: "Frames per second (default 30).")
     var fps: Int?
@@ -16,7 +16,7 @@ struct RecordingOptions: ParsableArguments {
                                valueName: "POLICY"))
     var pauseOnBackground: BackgroundPolicyOption?
 
-    // MARK: Where it goes: the outputs' own options (declared by the extensions, resolved by the service)
+    // MARK: Encoding, hooks, uploads, extensions; the sources' and the outputs' own options are declared by them and forwarded
 
     @OptionGroup(title: "Encoding") var encoding: EncodingOptions
 
@@ -37,11 +37,13 @@ struct RecordingOptions: ParsableArguments {
                                valueName: "DIR"))
     var extensionsDirs: [String] = []
 
-    /// Every option recordctl does not know: the outputs' options (`--output`, `--rtmp`,
-    /// `--replay-buffer`, …, listed after these by `--help`), which each extension's manifest
-    /// declares and the service resolves (an unknown one is exit 64 there).
+    /// Every option recordctl does not know: the capture sources' and the outputs' options (the
+    /// area, the audio tracks, the camera, the file, the streams, …, listed after these by
+    /// `--help`), which each source's declaration and each extension's manifest declare and the
+    /// service or the engine resolves (an unknown one is exit 64 there).
     @Argument(parsing: .allUnrecognized,
-              help: ArgumentHelp("The outputs' options, declared by their extensions (listed below).", valueName: "output-options"))
+              help: ArgumentHelp("The capture sources' and the outputs' options, declared by the sources and the extensions (listed below).",
+                                 valueName: "output-options"))
     var outputOptions: [String] = []
 
     func validate() throws {
