@@ -5,6 +5,7 @@ import RecordKitControl
 @testable import RecordKitExtensions
 import RecordKitPipeline
 import RecordKitService
+import Synchronization
 import XCTest
 
 /// The capture sources' options come from the declarations in their own folders, like the
@@ -146,6 +147,31 @@ final class SourceOptionTests: XCTestCase {
         XCTAssertThrowsError(try unknown.applySourceSettings(["screen": ["source": "nope"]])) { error in
             XCTAssertTrue((error as? RecorderError)?.message.hasPrefix("--source must be") == true, "\(error)")
         }
+    }
+
+    /// A new video source is its code, its declaration and one registration line: its options
+    /// then reach `--help`, the resolver and, as its settings, its own factory, with nothing else
+    /// changed.
+    func testANewSourceRegisteredWithItsDeclarationGetsItsOptionsAsSettings() throws {
+        let declaration = Array("""
+            {"name": "rk-test-pattern", "version": "1.0.0", "entry": {"swiftTarget": "ExtensionsUnitTests"},
+             "setup": {"colour": {"type": "string", "default": "grey"}},
+             "commandLine": {"options": [{"name": "pattern-colour", "role": "setting", "type": "string", "setup": "colour",
+                                          "valueName": "COLOUR", "help": "The test pattern's colour."}]}}
+            """.utf8)
+        let received = Mutex<[String: String]?>(nil)
+        VideoSourceRegistry.register("rk-test-pattern", declaration: declaration) { (configuration: ScreenCaptureConfiguration) throws(CaptureError) -> any VideoSource in
+            received.withLock { $0 = configuration.settings["rk-test-pattern"] }
+            throw CaptureError(.unknownSource, "a test source opens nothing")
+        }
+        XCTAssertTrue(OptionHelp.text(OptionResolver(catalog: catalog, sources: sources)).contains("--pattern-colour <COLOUR>"))
+        var arguments = StartArguments()
+        arguments.outputOptions = ["--source", "rk-test-pattern", "--pattern-colour", "red"]
+        let resolution = try arguments.extensionRequests(catalog: catalog)
+        let configuration = try arguments.recordingConfiguration(sourceSettings: resolution.sourceSettings)
+        XCTAssertEqual(configuration.screen.source, "rk-test-pattern")
+        XCTAssertThrowsError(try VideoSourceRegistry.open(configuration.screen))
+        XCTAssertEqual(received.withLock { $0 }, ["colour": "red"], "the factory got its own settings")
     }
 
     /// A source declares settings only: an option that would request or withdraw something is refused.
