@@ -17,6 +17,18 @@ extension StartArguments {
     /// The capture sources' declarations this process registered (``CaptureSourceDeclarations``), parsed.
     static var sourceDeclarations: [ExtensionManifest] { CaptureSourceManifest.parseAll(CaptureSourceDeclarations.all) }
 
+    /// Each capture source's config key (its option's name) with the default its declaration
+    /// gives the setup key the option feeds (`(not set)` for an empty one), in declaration order:
+    /// what `recordctl config show` lists for the keys a file does not set.
+    package static var sourceKeyDefaults: [(key: String, value: String)] {
+        sourceDeclarations.flatMap { source in
+            source.commandLine.options.map { option in
+                let value = option.setup.flatMap { source.setupKey($0)?.defaultValue } ?? ""
+                return (option.name, value.isEmpty ? "(not set)" : value)
+            }
+        }
+    }
+
     /// A resolver for these arguments' options: the catalog's extensions and the capture sources.
     static func resolver(catalog: ExtensionCatalog) -> OptionResolver {
         OptionResolver(catalog: catalog, sources: sourceDeclarations)

@@ -38,6 +38,12 @@ final class ConfigProfileTests: EndToEndTestCase {
         XCTAssertTrue(line("format").contains("mkv") && line("format").contains("line 10"), "the profile's over the top level's: \(lines)")
         XCTAssertTrue(line("rtmp").contains("****") && !show.stdout.contains(key), "the stream key is masked: \(lines)")
         XCTAssertTrue(line("pause-on-background").contains("(default)"), "\(lines)")
+        // The capture sources' keys: those the profile sets with their lines, the others with
+        // their declared defaults (printed by the engine, which links the declarations), each once.
+        XCTAssertTrue(line("region").contains("320x240+0+0") && line("region").contains("line 7"), "\(lines)")
+        XCTAssertEqual(line("camera-position"), "camera-position = bottom-right  (default)", "\(lines)")
+        XCTAssertEqual(line("mic-off"), "mic-off = false  (default)", "\(lines)")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("region =") }.count, 1, "\(lines)")
 
         // Readable by others, a file that holds a stream key is refused, with the fix.
         let config = env["XDG_CONFIG_HOME"]! + "/recordkit/config.toml"
