@@ -47,10 +47,9 @@ struct StartCommand: ParsableCommand {
             Console.out(result.recordingId ?? "")
         }
         // A page an output published (the preview's), whichever option asked for it; after a
-        // join, only when this start added it.
-        if result.attached.map({ $0.contains { $0.hasPrefix("preview") } }) ?? true,
-           let status = try? serviceRequest(.status, startIfNeeded: false).status,
-           let url = previewURL(in: status) {
+        // join, only one of the outputs this start added.
+        if let status = try? serviceRequest(.status, startIfNeeded: false).status,
+           let url = previewURL(in: status, among: result.attached) {
             Console.out("preview: \(url)")
         }
     }

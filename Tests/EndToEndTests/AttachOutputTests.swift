@@ -260,6 +260,13 @@ final class AttachOutputTests: EndToEndTestCase {
         XCTAssertEqual(other.exitCode, 75, "\(other)")
         XCTAssertTrue(other.stderr.contains("--fps 15") && other.stderr.contains("stop the recording first"), other.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.mp4")), "nothing was written")
+        // A capture source's declared option is the capture's too: repeating it joins, changing it is refused.
+        let noMic = try service.ctl(["start", "--no-mic", "--output", path("y.mp4")])
+        XCTAssertEqual(noMic.exitCode, 75, "\(noMic)")
+        XCTAssertTrue(noMic.stderr.contains("--no-mic true (the running capture: none)"), noMic.stderr)
+        let otherRegion = try service.ctl(["start", "--region", "64x64+0+0", "--output", path("z.mp4")])
+        XCTAssertEqual(otherRegion.exitCode, 75, "\(otherRegion)")
+        XCTAssertTrue(otherRegion.stderr.contains("--region 64x64+0+0 (the running capture: \(region))"), otherRegion.stderr)
         let unknown = try service.ctl(["stop", "no-such-output"])
         XCTAssertEqual(unknown.exitCode, Recordctl.Exit.usage, "\(unknown)")
         XCTAssertTrue(unknown.stderr.contains("replay-buffer"), "the error lists the outputs: \(unknown.stderr)")
