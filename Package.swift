@@ -76,8 +76,10 @@ let package = Package(
                 path: "Sources/RecordKitExtensions"),
 
         // MARK: Platform parts.
+        // Each source's folder declares its options (`*-source.json`, the manifest format; CaptureSourceDeclarations).
         .target(name: "RecordKitCapture", dependencies: ["RecordKitSupport", "RecordKit", "CX11", "CPulse", "CShims"],
-                path: "Sources/RecordKitCapture"),
+                path: "Sources/RecordKitCapture", resources: [.embedInCode("Screen/screen-source.json"), .embedInCode("Audio/pulse-source.json"),
+                                                         .embedInCode("Camera/camera-source.json")]),
         // The Wayland screen through the ScreenCast portal and PipeWire: a video source registered
         // as "portal" by the executables (VideoSourceRegistry), never named by the pipeline.
         .target(name: "RecordKitPipeWire", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitCapture", "CPipeWire"],
@@ -186,6 +188,9 @@ let package = Package(
         // Benchmark: what delivering raw frames to an out-of-process extension costs (scripts/benchmark-extension.py).
         .executableTarget(name: "rk-extension-bench", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
                           path: "Sources/rk-extension-bench"),
+        // Benchmark: what handing a packet to a live stream costs the releasing thread (scripts/benchmark-runner.sh).
+        .executableTarget(name: "rk-runner-bench", dependencies: ["RecordKit", "RecordKitMedia", "RecordKitPipeline", "RTMPUploadExtension", "CShims"],
+                          path: "Sources/rk-runner-bench"),
         // Test support: an extension that misbehaves on purpose (crash, hang, memory, garbage) or logs its calls.
         .executableTarget(name: "rk-test-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"],
                           path: "Tests/Fixtures/extensions/rk-test-extension"),
@@ -217,6 +222,7 @@ let package = Package(
         .testTarget(name: "CaptureUnitTests", dependencies: ["RecordKitCapture"], path: "Tests/CaptureUnitTests"),
         .testTarget(name: "ExtensionsUnitTests",
                     dependencies: ["RecordKit", "RecordKitMedia", "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitService", "RecordKitBuiltins",
+                                   "RecordKitCapture", "RecordKitPipeline",
                                    "FileUploadExtension", "RTMPUploadExtension", "ReplayBufferExtension", "PreviewExtension", "CFFmpeg",
                                    "ExtensionTestSupport", "MediaTestSupport"],
                     path: "Tests/ExtensionsUnitTests"),

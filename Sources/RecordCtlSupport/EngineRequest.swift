@@ -22,6 +22,9 @@ package enum EngineRequest: Codable, Sendable, Equatable {
     /// profile), checked against the catalog's declarations; `checked` lists the files recordctl
     /// already found fine, printed with "ok" when these are too.
     case checkConfig(options: [ConfiguredOption], checked: [String])
+    /// `recordctl config show`, its last lines: the capture sources' keys the config file does not
+    /// set (`set`: the keys it sets for the profile in use), with their declared defaults.
+    case sourceKeyDefaults(set: [String])
     /// `recordctl monitors`: the RandR monitors of `$DISPLAY`.
     case monitors(json: Bool)
     /// `recordctl audio-sources`: the applications, sinks and sources of `$PULSE_SERVER`.
@@ -42,6 +45,7 @@ package enum EngineRequest: Codable, Sendable, Equatable {
         case .extensions: return "extensions"
         case .outputOptionsHelp: return "options-help"
         case .checkConfig: return "config-check"
+        case .sourceKeyDefaults: return "config-defaults"
         case .monitors: return "monitors"
         case .audioSources: return "audio-sources"
         case .cameras: return "cameras"

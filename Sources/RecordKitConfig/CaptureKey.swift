@@ -1,31 +1,14 @@
 import Foundation
 import RecordKitControl
 
-/// The `record`/`start` options that are not an output's (what to capture, audio, hooks): the
+/// The `record`/`start` options that are recordctl's own (the frame rate, the background pause, hooks): the
 /// keys the config file's top level and each profile take under the option's own name. The
-/// outputs' keys (`output`, `rtmp`, `replay-buffer`, …) are declared by their extensions and
-/// checked against the catalog (docs/CONFIG.md).
+/// outputs' keys (`output`, `rtmp`, `replay-buffer`, …) and the capture sources' (`camera`,
+/// `region`, `no-mic`, …) are declared by their extensions and sources and checked against
+/// their declarations (docs/CONFIG.md).
 package enum CaptureKey: String, CaseIterable, Sendable {
     case fps
-    case region
-    case window
-    case noCursor = "no-cursor"
-    case noMic = "no-mic"
-    case micOff = "mic-off"
-    case noAppAudio = "no-app-audio"
-    case appSink = "app-sink"
-    case micSource = "mic-source"
-    case requireAudio = "require-audio"
     case pauseOnBackground = "pause-on-background"
-    case frameRateMode = "frame-rate-mode"
-    case monitor
-    case appAudioFrom = "app-audio-from"
-    case source
-    case camera
-    case cameraPosition = "camera-position"
-    case cameraSize = "camera-size"
-    case cameraOff = "camera-off"
-    case cameraTrack = "camera-track"
     case onSaved = "on-saved"
     case hookTimeout = "hook-timeout"
     case extensionsDir = "extensions-dir"
@@ -34,18 +17,10 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     package var expected: String {
         switch self {
         case .fps: return "frames per second, a whole number from 1 to 120"
-        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio, .cameraOff, .cameraTrack: return "true or false"
-        case .camera: return "a camera's name (a string; \"\" for the first camera)"
-        case .cameraPosition: return "\"top-left\", \"top-right\", \"bottom-left\" or \"bottom-right\""
-        case .cameraSize: return "a percentage of the picture's width from 1% to 100% (a string such as \"25%\", or a number)"
         case .pauseOnBackground: return "\"hidden\", \"unfocused\" or \"never\""
-        case .frameRateMode: return "\"constant\" or \"variable\""
-        case .monitor, .appAudioFrom: return "a name (a string) or a number"
         case .onSaved: return "a command (a string) or a list of commands"
         case .hookTimeout: return "seconds, more than 0 and at most 86400"
         case .extensionsDir: return "an absolute directory (a string starting with / or ~/) or a list of them"
-        case .region: return "WxH+X+Y (a string)"
-        case .window, .appSink, .micSource, .source: return "a non-empty string"
         }
     }
 
@@ -53,18 +28,7 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     package var builtInDefault: String {
         switch self {
         case .fps: return "30"
-        case .noCursor, .noMic, .micOff, .noAppAudio, .requireAudio, .cameraOff, .cameraTrack: return "false"
-        case .camera: return "(no camera)"
-        case .cameraPosition: return "bottom-right"
-        case .cameraSize: return "25%"
         case .pauseOnBackground: return "hidden"
-        case .frameRateMode: return "variable"
-        case .region, .window: return "(the whole screen)"
-        case .appSink: return "(the default sink's monitor)"
-        case .micSource: return "(the default source)"
-        case .monitor: return "(all monitors)"
-        case .appAudioFrom: return "(every application)"
-        case .source: return "(chosen by the session: x11 or portal)"
         case .onSaved: return "(none)"
         case .hookTimeout: return "60"
         case .extensionsDir: return "(the user's only)"
@@ -75,23 +39,11 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     func checked(_ value: ConfiguredOption.Value) -> ConfiguredOption.Value? {
         switch (self, value) {
         case (.fps, .integer(let n)) where (1...120).contains(n): return value
-        case (.noCursor, .bool), (.noMic, .bool), (.micOff, .bool), (.noAppAudio, .bool), (.requireAudio, .bool), (.cameraOff, .bool),
-             (.cameraTrack, .bool): return value
-        case (.camera, .string): return value
-        case (.cameraPosition, .string(let s)) where ["top-left", "top-right", "bottom-left", "bottom-right"].contains(s): return value
-        case (.cameraSize, .integer(let n)) where (1...100).contains(n): return .string("\(n)%")
-        case (.cameraSize, .string(let s)) where Int(s.hasSuffix("%") ? String(s.dropLast()) : s).map({ (1...100).contains($0) }) == true:
-            return value
         case (.pauseOnBackground, .string(let s)) where ["hidden", "unfocused", "never"].contains(s): return value
-        case (.frameRateMode, .string(let s)) where ["constant", "variable"].contains(s): return value
-        case (.monitor, .integer(let n)), (.appAudioFrom, .integer(let n)): return .string(String(n))
         case (.onSaved, .string), (.extensionsDir, .string): return checkedList([value])
         case (.onSaved, .list(let items)), (.extensionsDir, .list(let items)): return checkedList(items)
         case (.hookTimeout, .integer(let n)) where n > 0 && n <= 86_400: return .number(Double(n))
         case (.hookTimeout, .number(let d)) where d > 0 && d <= 86_400: return value
-        case (.region, .string(let s)), (.window, .string(let s)), (.appSink, .string(let s)), (.micSource, .string(let s)),
-             (.source, .string(let s)), (.monitor, .string(let s)), (.appAudioFrom, .string(let s)):
-            return s.isEmpty ? nil : value
         default: return nil
         }
     }
@@ -112,29 +64,10 @@ package enum CaptureKey: String, CaseIterable, Sendable {
     /// Sets this key's option on `arguments` to `value` (as ``checked(_:)`` returned it).
     func apply(_ value: ConfiguredOption.Value, to a: inout StartArguments) {
         let text = value.text
-        let flag: Bool = { if case .bool(let b) = value { return b }; return false }()
         let list: [String] = { if case .list(let items) = value { return items.compactMap(\.text) }; return [] }()
         switch self {
         case .fps: a.fps = Int(text ?? "") ?? a.fps
-        case .region: a.region = text
-        case .window: a.window = text
-        case .noCursor: a.noCursor = flag
-        case .noMic: a.noMic = flag
-        case .micOff: a.micOff = flag
-        case .noAppAudio: a.noAppAudio = flag
-        case .appSink: a.appSink = text
-        case .micSource: a.micSource = text
-        case .requireAudio: a.requireAudio = flag
         case .pauseOnBackground: a.pauseOnBackground = text ?? a.pauseOnBackground
-        case .frameRateMode: a.frameRateMode = text ?? a.frameRateMode
-        case .monitor: a.monitor = text
-        case .appAudioFrom: a.appAudioFrom = text
-        case .source: a.source = text
-        case .camera: a.camera = text
-        case .cameraPosition: a.cameraPosition = text ?? a.cameraPosition
-        case .cameraSize: a.cameraSize = text ?? a.cameraSize
-        case .cameraOff: a.cameraOff = flag
-        case .cameraTrack: a.cameraTrack = flag
         case .onSaved: a.onSaved = list
         case .hookTimeout: a.hookTimeout = Double(text ?? "")
         case .extensionsDir: a.extensionsDirs = list

@@ -6,30 +6,13 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var audioServer: String?
     /// Frames per second.
     package var fps: Int = 30
-    /// `WxH+X+Y`, or nil.
-    package var region: String?
-    /// Window id or name, or nil.
-    package var window: String?
-    /// Hide the cursor.
-    package var noCursor = false
-    /// No microphone track.
-    package var noMic = false
-    /// No app audio track.
-    package var noAppAudio = false
-    /// The microphone track starts switched off (`--mic-off`): silence until `audio-switch` turns it on.
-    package var micOff = false
-    /// App audio sink name.
-    package var appSink: String?
-    /// Microphone source name.
-    package var micSource: String?
-    /// Fail without audio.
-    package var requireAudio = false
     /// "hidden", "unfocused" or "never": when to pause by itself.
     package var pauseOnBackground: String = "hidden"
-    /// The options of the outputs, as the user typed them (`--output x.mp4`, `--rtmp URL`,
-    /// `--replay-buffer 60`, `--preview`, …): the service resolves them against the options the
-    /// extensions' manifests declare (docs/ARCHITECTURE.md, "Options"), so neither it nor the
-    /// command line names an output. May hold secrets (stream keys in URLs).
+    /// The options of the outputs and of the capture sources, as the user typed them (`--output
+    /// x.mp4`, `--rtmp URL`, `--replay-buffer 60`, `--preview`, `--camera`, …): the service resolves
+    /// them against the options the extensions' manifests and the sources' declarations declare
+    /// (docs/ARCHITECTURE.md, "Options"), so neither it nor the command line names an output's or
+    /// a source's option. May hold secrets (stream keys in URLs).
     package var outputOptions: [String] = []
     /// Output options from the config file and its profile, with where each was written: an
     /// option given in ``outputOptions`` replaces them.
@@ -51,14 +34,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
     /// file), as setup values of the `file` and `rtmp` extensions (`videoCodec`, `crf`,
     /// `bitrate` in bit/s, …), which resolve and check them.
     package var encoding: [String: String] = [:]
-    /// "constant" or "variable" (`--frame-rate-mode`).
-    package var frameRateMode: String = "variable"
-    /// RandR monitor name or index (`--monitor`), or nil.
-    package var monitor: String?
-    /// Application name or pid whose sound is the app audio (`--app-audio-from`), or nil.
-    package var appAudioFrom: String?
-    /// The video source (`--source`: "x11", "portal"), or nil to choose by the session.
-    package var source: String?
     /// Upload the recording when it stops, and each split part as it closes (docs/UPLOADS.md).
     package var upload: UploadOptions?
     /// Where the recording's replay clips go (config `[uploads] replays = true`), unless a
@@ -69,19 +44,10 @@ package struct StartArguments: Codable, Sendable, Equatable {
     package var onSaved: [String] = []
     /// Seconds a hook may run before it is ended (nil: ``HookDefaults/timeoutSeconds``).
     package var hookTimeout: Double?
-    /// The camera composited into the picture (`--camera [NAME]`): its name, "" for the first
-    /// camera, nil for none.
-    package var camera: String?
-    /// The camera's corner (`--camera-position`): top-left, top-right, bottom-left, bottom-right.
-    package var cameraPosition: String = "bottom-right"
-    /// The camera's width in percent of the picture's (`--camera-size`, "25%").
-    package var cameraSize: String = "25%"
-    /// The camera's corner starts hidden (`--camera-off`) until `camera-switch` turns it on.
-    package var cameraOff = false
-    /// The camera recorded as its own video track (`--camera-track`) instead of in a corner.
-    package var cameraTrack = false
 
-    /// Default arguments: the whole screen, both audio tracks, MP4.
+    /// Default arguments: the whole screen, both audio tracks, MP4. What the capture sources record
+    /// (the area, the audio tracks, the camera) travels as their options in ``outputOptions`` and
+    /// ``configuredOutputOptions``, resolved against their declarations.
     package init() {}
 
     /// Decodes arguments; every key is optional and takes its default when absent.
@@ -91,15 +57,6 @@ package struct StartArguments: Codable, Sendable, Equatable {
         display = try c.decodeIfPresent(String.self, forKey: .display)
         audioServer = try c.decodeIfPresent(String.self, forKey: .audioServer)
         fps = try c.decodeIfPresent(Int.self, forKey: .fps) ?? d.fps
-        region = try c.decodeIfPresent(String.self, forKey: .region)
-        window = try c.decodeIfPresent(String.self, forKey: .window)
-        noCursor = try c.decodeIfPresent(Bool.self, forKey: .noCursor) ?? d.noCursor
-        noMic = try c.decodeIfPresent(Bool.self, forKey: .noMic) ?? d.noMic
-        noAppAudio = try c.decodeIfPresent(Bool.self, forKey: .noAppAudio) ?? d.noAppAudio
-        micOff = try c.decodeIfPresent(Bool.self, forKey: .micOff) ?? d.micOff
-        appSink = try c.decodeIfPresent(String.self, forKey: .appSink)
-        micSource = try c.decodeIfPresent(String.self, forKey: .micSource)
-        requireAudio = try c.decodeIfPresent(Bool.self, forKey: .requireAudio) ?? d.requireAudio
         pauseOnBackground = try c.decodeIfPresent(String.self, forKey: .pauseOnBackground) ?? d.pauseOnBackground
         outputOptions = try c.decodeIfPresent([String].self, forKey: .outputOptions) ?? d.outputOptions
         configuredOutputOptions = try c.decodeIfPresent([ConfiguredOption].self, forKey: .configuredOutputOptions) ?? d.configuredOutputOptions
@@ -109,18 +66,9 @@ package struct StartArguments: Codable, Sendable, Equatable {
         extensions = try c.decodeIfPresent([ExtensionRequest].self, forKey: .extensions) ?? d.extensions
         extensionsDirs = try c.decodeIfPresent([String].self, forKey: .extensionsDirs) ?? d.extensionsDirs
         encoding = try c.decodeIfPresent([String: String].self, forKey: .encoding) ?? d.encoding
-        frameRateMode = try c.decodeIfPresent(String.self, forKey: .frameRateMode) ?? d.frameRateMode
-        monitor = try c.decodeIfPresent(String.self, forKey: .monitor)
-        appAudioFrom = try c.decodeIfPresent(String.self, forKey: .appAudioFrom)
-        source = try c.decodeIfPresent(String.self, forKey: .source)
         upload = try c.decodeIfPresent(UploadOptions.self, forKey: .upload)
         uploadReplays = try c.decodeIfPresent(UploadOptions.self, forKey: .uploadReplays)
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
         hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)
-        camera = try c.decodeIfPresent(String.self, forKey: .camera)
-        cameraPosition = try c.decodeIfPresent(String.self, forKey: .cameraPosition) ?? d.cameraPosition
-        cameraSize = try c.decodeIfPresent(String.self, forKey: .cameraSize) ?? d.cameraSize
-        cameraOff = try c.decodeIfPresent(Bool.self, forKey: .cameraOff) ?? d.cameraOff
-        cameraTrack = try c.decodeIfPresent(Bool.self, forKey: .cameraTrack) ?? d.cameraTrack
     }
 }

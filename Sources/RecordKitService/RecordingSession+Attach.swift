@@ -13,7 +13,21 @@ extension RecordingSession {
     func attach(arguments: StartArguments, builtins: [BuiltinExtension], workingDirectory: String?,
                 taken: Set<String>) throws(ControlError) -> (handlers: [SessionJournal.Handler], atSeconds: Double) {
         let catalog = ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: arguments.extensionsDirs)
-        let requests = try arguments.extensionRequests(catalog: catalog).requests
+        let resolution = try arguments.extensionRequests(catalog: catalog)
+        // A source's options (`--camera`) are the capture's: a join may repeat them, not change them.
+        var differences: [String] = []
+        for (source, settings) in resolution.sourceSettings.sorted(by: { $0.key < $1.key }) {
+            let options = StartArguments.sourceDeclarations.first { $0.name == source }?.commandLine.options ?? []
+            for (key, value) in settings.sorted(by: { $0.key < $1.key }) where sourceSettings[source]?[key] != value {
+                let spelling = options.first { $0.setup == key }.map { "--\($0.name)" } ?? "\(source) \(key)"
+                differences.append("\(spelling) \(value) (the running capture: \(sourceSettings[source]?[key] ?? "none"))")
+            }
+        }
+        guard differences.isEmpty else {
+            throw ControlError(.busy, "the recording runs with other capture options: " + differences.joined(separator: ", ")
+                               + ". A start while it runs adds outputs to the same capture; stop the recording first to record with other ones")
+        }
+        let requests = resolution.requests
         guard !requests.isEmpty else {
             throw ControlError(.badArgument, "nothing to add to the running recording: ask for an output (`recordctl start --help` lists them) or --extension")
         }

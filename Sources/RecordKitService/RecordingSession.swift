@@ -26,6 +26,8 @@ package final class RecordingSession: Sendable {
     package let handlers: [SessionJournal.Handler]
     /// What resolving the output options found worth telling the user (a key file others can read).
     package let optionWarnings: [String]
+    /// The capture sources' settings the capture runs with (their declared options, resolved).
+    let sourceSettings: [String: [String: String]]
 
     /// Builds the recording; nothing runs before ``start()``. Handlers come by name from the
     /// catalog made of `builtins` (the extensions the executable links: the service links none)
@@ -35,9 +37,9 @@ package final class RecordingSession: Sendable {
     /// setup value.
     package init(arguments: StartArguments, builtins: [BuiltinExtension], workingDirectory: String? = nil,
                 onEvent: @escaping @Sendable (RecordingEvent) -> Void = { _ in }) throws(ControlError) {
-        let configuration = try arguments.recordingConfiguration()
         let catalog = ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: arguments.extensionsDirs)
         let resolution = try arguments.extensionRequests(catalog: catalog)
+        let configuration = try arguments.recordingConfiguration(sourceSettings: resolution.sourceSettings)
         let requests = resolution.requests
         guard !requests.isEmpty else {
             throw ControlError(.badArgument, "nothing to record into: ask for an output (`recordctl record --help` lists them) or --extension")
@@ -52,6 +54,7 @@ package final class RecordingSession: Sendable {
             SessionJournal.Handler(name: registration.name, extension: request.name, directory: registration.workingDirectory)
         }
         self.optionWarnings = resolution.warnings
+        self.sourceSettings = resolution.sourceSettings
         self.recorder = Recorder(configuration: configuration, handlers: registrations, onEvent: onEvent)
         // Handlers that show the status (the preview page) get it in the control protocol's form.
         recorder.setStatusEncoder { snapshot in

@@ -18,21 +18,11 @@ extension StartArguments {
             differences.append("\(name) \(Self.describe(mine)) (the running capture: \(Self.describe(running[keyPath: value])))")
         }
         check("--fps", \.fps)
-        check("--region", \.region)
-        check("--window", \.window)
-        check("--monitor", \.monitor)
-        check("--source", \.source)
-        check("--frame-rate-mode", \.frameRateMode)
-        check("--no-cursor", \.noCursor)
-        check("--no-mic", \.noMic)
-        check("--no-app-audio", \.noAppAudio)
-        check("--app-sink", \.appSink)
-        check("--mic-source", \.micSource)
-        check("--app-audio-from", \.appAudioFrom)
-        check("--require-audio", \.requireAudio)
         check("--pause-on-background", \.pauseOnBackground)
         check("DISPLAY", \.display)
         check("PULSE_SERVER", \.audioServer)
+        // The capture sources' declared options (the area, the audio tracks, the camera) are
+        // compared where they are resolved: RecordingSession.attach.
         return differences
     }
 

@@ -2,31 +2,30 @@ import RecordKitExtensions
 import RecordKitPipeline
 
 extension StartArguments {
-    /// The recording configuration these arguments describe; malformed values are `bad_argument`.
-    package func recordingConfiguration() throws(ControlError) -> RecordingConfiguration {
+    /// The recording configuration these arguments describe, with the capture sources' settings
+    /// their options resolved to (``extensionRequests(catalog:)``); malformed values are `bad_argument`.
+    package func recordingConfiguration(sourceSettings: [String: [String: String]] = [:]) throws(ControlError) -> RecordingConfiguration {
         var configuration: RecordingConfiguration
         do throws(RecorderError) {
             configuration = try RecordingConfiguration(
-                display: display, fps: fps, region: region, window: window, showsCursor: !noCursor,
-                appAudio: !noAppAudio, appSink: appSink, micAudio: !noMic, micSource: micSource,
-                audioServer: audioServer, requireAudio: requireAudio, pauseOnBackground: pauseOnBackground)
+                display: display, fps: fps, region: nil, window: nil, showsCursor: true,  // the sources' settings choose (below)
+                appAudio: true, appSink: nil, micAudio: true, micSource: nil,
+                audioServer: audioServer, requireAudio: false, pauseOnBackground: pauseOnBackground)
         } catch {
             throw error.controlError
         }
-        try applySources(to: &configuration)  // frame-rate mode, monitor, one application's audio
-        try applyCamera(to: &configuration)  // the camera in a corner
-        configuration.screen.source = source
-        if micOff { configuration.mutedAtStart.insert(.audioMic) }  // the live mic switch, off from the start
+        try applySourceSettings(sourceSettings, to: &configuration)  // the sources' declared options: area, audio tracks, camera, …
         return configuration
     }
 
     /// The extensions these arguments ask for, in order: those ``outputOptions`` request,
     /// resolved against the options `catalog`'s manifests declare (``OptionResolver``: the file
     /// unless `--no-file`, one `rtmp` per `--rtmp`, …, each with ``encoding`` where its manifest
-    /// takes those keys), then every `--extension`. Throws `bad_argument` for an unknown option or
-    /// a bad value; `warnings` (a key file others can read) are for the user.
+    /// takes those keys), then every `--extension`; and the capture sources' settings, from the
+    /// options their declarations declare (`--camera`, …). Throws `bad_argument` for an unknown
+    /// option or a bad value; `warnings` (a key file others can read) are for the user.
     package func extensionRequests(catalog: ExtensionCatalog) throws(ControlError) -> OptionResolver.Resolution {
-        let resolver = OptionResolver(catalog: catalog)
+        let resolver = Self.resolver(catalog: catalog)
         if let problem = Self.configuredOptionProblems(configuredOptionsToCheck, resolver: resolver).first {
             throw ControlError(.badArgument, problem)
         }

@@ -7,9 +7,9 @@ extension StartArguments {
     /// returns warnings for the user (a key file others can read).
     @discardableResult
     package func check(builtins: [BuiltinExtension]) throws(ControlError) -> [String] {
-        _ = try recordingConfiguration()
         let catalog = ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: extensionsDirs)
         let resolution = try extensionRequests(catalog: catalog)
+        _ = try recordingConfiguration(sourceSettings: resolution.sourceSettings)
         do throws(ExtensionError) {
             _ = try catalog.registrations(for: resolution.requests)
         } catch {
@@ -18,16 +18,16 @@ extension StartArguments {
         return resolution.warnings
     }
 
-    /// The output options every extension of the catalog declares (`builtins` and those in
-    /// `extensionsDirectories`), as `recordctl record --help` lists them after its own.
+    /// The options every capture source and every extension of the catalog declare (`builtins`
+    /// and those in `extensionsDirectories`), as `recordctl record --help` lists them after its own.
     package static func outputOptionsHelp(builtins: [BuiltinExtension], extensionsDirectories: [String]) -> String {
-        OptionHelp.text(OptionResolver(catalog: ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: extensionsDirectories)))
+        OptionHelp.text(resolver(catalog: ExtensionCatalog.discover(builtins: builtins, extensionsDirectories: extensionsDirectories)))
     }
 
     /// What is wrong with output options set in a config file, checked against the options the
     /// catalog's extensions declare (`builtins` and the user's extensions): an unknown key, a
     /// value of the wrong type or out of range; one message per key, each with its line.
     package static func configuredOptionProblems(_ options: [ConfiguredOption], builtins: [BuiltinExtension]) -> [String] {
-        configuredOptionProblems(options, resolver: OptionResolver(catalog: ExtensionCatalog.discover(builtins: builtins)))
+        configuredOptionProblems(options, resolver: resolver(catalog: ExtensionCatalog.discover(builtins: builtins)))
     }
 }

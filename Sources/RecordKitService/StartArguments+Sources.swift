@@ -1,26 +1,37 @@
+import RecordKitCapture
+import RecordKitExtensions
 import RecordKitPipeline
 
 extension StartArguments {
-    /// Applies `frameRateMode`, `monitor` and `appAudioFrom` (capture sources); malformed or
-    /// contradictory values are `bad_argument`.
-    func applySources(to configuration: inout RecordingConfiguration) throws(ControlError) {
+    /// Applies the capture sources' settings (their declared options, resolved: ``OptionResolver/Resolution/sourceSettings``)
+    /// as the pipeline reads them (``RecordingConfiguration/applySourceSettings(_:)``): the service
+    /// names no source's setting. Malformed values are `bad_argument`.
+    func applySourceSettings(_ settings: [String: [String: String]], to configuration: inout RecordingConfiguration) throws(ControlError) {
         do throws(RecorderError) {
-            try configuration.applySources(frameRateMode: frameRateMode, monitor: monitor, appAudioFrom: appAudioFrom,
-                                           hasRegionOrWindow: region != nil || window != nil,
-                                           appAudioChosen: noAppAudio || appSink != nil)
+            try configuration.applySourceSettings(settings)
         } catch {
             throw error.controlError
         }
     }
 
-    /// Applies `camera`, `cameraPosition`, `cameraSize`, `cameraOff` and `cameraTrack` (the camera in a corner or as its own track);
-    /// malformed values are `bad_argument`.
-    func applyCamera(to configuration: inout RecordingConfiguration) throws(ControlError) {
-        do throws(RecorderError) {
-            try configuration.applyCamera(camera, position: cameraPosition, size: cameraSize, off: cameraOff, track: cameraTrack)
-        } catch {
-            throw error.controlError
+    /// The capture sources' declarations this process registered (``CaptureSourceDeclarations``), parsed.
+    static var sourceDeclarations: [ExtensionManifest] { CaptureSourceManifest.parseAll(CaptureSourceDeclarations.all) }
+
+    /// Each capture source's config key (its option's name) with the default its declaration
+    /// gives the setup key the option feeds (`(not set)` for an empty one), in declaration order:
+    /// what `recordctl config show` lists for the keys a file does not set.
+    package static var sourceKeyDefaults: [(key: String, value: String)] {
+        sourceDeclarations.flatMap { source in
+            source.commandLine.options.map { option in
+                let value = option.setup.flatMap { source.setupKey($0)?.defaultValue } ?? ""
+                return (option.name, value.isEmpty ? "(not set)" : value)
+            }
         }
+    }
+
+    /// A resolver for these arguments' options: the catalog's extensions and the capture sources.
+    static func resolver(catalog: ExtensionCatalog) -> OptionResolver {
+        OptionResolver(catalog: catalog, sources: sourceDeclarations)
     }
 }
 

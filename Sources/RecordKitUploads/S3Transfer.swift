@@ -56,9 +56,6 @@ struct S3Transfer: UploadTransfer {
         let uploadID = record.uploadID!
         let have = Set(record.parts.map(\.number))
         let reader = try FilePieceReader(path: record.path)
-        // When every part is sent in this run, in order: the whole file's MD5 too, which is the
-        // ETag some servers (rclone) give a multipart object instead of S3's MD5-of-MD5s.
-        var whole: Insecure.MD5? = have.isEmpty ? Insecure.MD5() : nil
         var inflight: [(number: Int, md5: String, size: Int64, future: EventLoopFuture<HTTPClient.Response>)] = []
         var firstError: UploadError?
 
@@ -89,7 +86,6 @@ struct S3Transfer: UploadTransfer {
                 try record.identity.check(record.path)
                 let body = try reader.read(plan.range(of: number))
                 let md5 = body.withUnsafeReadableBytes { Insecure.MD5.hash(data: $0) }
-                body.withUnsafeReadableBytes { whole?.update(bufferPointer: $0) }
                 context.rate.consume(body.readableBytes)
                 inflight.append((number, SigV4Signer.hex(md5), Int64(body.readableBytes),
                                  client.startUploadPart(key: key, uploadID: uploadID, number: number, body: body, md5: md5)))
@@ -104,18 +100,27 @@ struct S3Transfer: UploadTransfer {
 
         try record.identity.check(record.path)
         let etag = try client.complete(key: key, uploadID: uploadID, parts: record.parts)
-        try verify(&record, key: key, client: client, etag: etag, wholeMD5: whole.map { SigV4Signer.hex($0.finalize()) })
+        try verify(&record, key: key, client: client, etag: etag, plan: plan)
     }
 
-    /// After completion: the object's size and ETag against the file's and the parts' MD5s.
-    private func verify(_ record: inout UploadRecord, key: String, client: S3Client, etag: String?, wholeMD5: String?) throws(UploadError) {
+    /// After completion: the object's size and ETag against the file's and the parts' MD5s. Only
+    /// a server that gives a multipart object the whole file's MD5 as its ETag (rclone) costs a
+    /// second read of the file here: hashing every upload twice up front was 40 % of the
+    /// upload's CPU (docs/BENCHMARKS.md, "Uploads").
+    private func verify(_ record: inout UploadRecord, key: String, client: S3Client, etag: String?, plan: PartPlan) throws(UploadError) {
         let head = try client.head(key: key)
         guard let head, head.size == record.identity.size else {
             throw UploadError(.permanent, "the completed object s3://\(client.bucket)/\(key) has \(head?.size ?? 0) bytes, the file \(record.identity.size)")
         }
         let expected = S3Client.multipartETag(record.parts)
         record.etag = head.etag ?? etag
-        record.verified = (expected != nil && record.etag == expected) || (wholeMD5 != nil && record.etag == "\"\(wholeMD5!)\"")
+        if expected != nil && record.etag == expected {
+            record.verified = true
+        } else if let found = record.etag, Self.isPlainMD5(found) {
+            record.verified = found == "\"\(try Self.wholeFileMD5(record, plan: plan))\""
+        } else {
+            record.verified = false
+        }
         record.objectURL = client.objectURL(key)
         record.state = .completed
     }
@@ -136,6 +141,12 @@ struct S3Transfer: UploadTransfer {
         record.objectURL = client.objectURL(key)
         record.state = .completed
         return true
+    }
+
+    /// Whether `etag` is a quoted plain MD5 (32 hex digits), not S3's `"MD5-N"` of a multipart object.
+    private static func isPlainMD5(_ etag: String) -> Bool {
+        let hex = etag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        return hex.count == 32 && hex.allSatisfy(\.isHexDigit)
     }
 
     /// The MD5 (hex) of the file of `record`, read part by part; the file must be unchanged.

@@ -25,6 +25,9 @@ enum EngineVerbs {
             guard problems.isEmpty else { return ExitCodes.usage }
             for file in checked { Console.out("\(file): ok") }
             return 0
+        case let .sourceKeyDefaults(set):
+            for (key, value) in StartArguments.sourceKeyDefaults where !set.contains(key) { Console.out("\(key) = \(value)  (default)") }
+            return 0
         case let .monitors(json):
             return SourceListingVerbs.monitors(json: json)
         case let .cameras(json):

@@ -55,6 +55,11 @@ struct ConfigShowCommand: ParsableCommand {
             Console.error(error.message)
             throw ExitCode(ExitCodes.usage)
         }
+        // Last, the capture sources' keys the file does not set, with their defaults: their
+        // declarations are linked by the engine, not by recordctl (this process becomes it).
+        var set: [String] = []
+        do throws(ConfigError) { set = Array(try file.recordingOptions(profile: encoding.profile).keys) } catch { throw ValidationError(error.message) }
+        try EngineHandoff.exec(.sourceKeyDefaults(set: set))
     }
 }
 

@@ -27,7 +27,7 @@ struct EncodingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds between key frames (default 2).", valueName: "SECONDS"))
     var keyframeInterval: String?
 
-    @Option(help: ArgumentHelp("Audio codec: aac or opus (Opus needs --format mkv).", valueName: "CODEC"))
+    @Option(help: ArgumentHelp("Audio codec: aac or opus (Opus needs a Matroska file: mkv).", valueName: "CODEC"))
     var audioCodec: String?
 
     @Option(help: ArgumentHelp("Audio bitrate (160k, 128000, …).", valueName: "RATE"))

@@ -8,7 +8,8 @@ struct RecordCommand: ParsableCommand {
         commandName: "record",
         abstract: "Record in the foreground until Ctrl-C, SIGTERM or --duration; print the file written.",
         discussion: "Defaults: the whole screen with the cursor, app audio and microphone, 30 fps, MP4 in $XDG_VIDEOS_DIR (else ~/Videos). "
-            + "With --rtmp the recording is also broadcast, live, to each endpoint (docs/RTMP.md); the file then records the stream's video encode. "
+            + "With a stream output (RTMP, SRT: their options are listed below) the recording is also broadcast, live, to each endpoint (docs/RTMP.md); "
+            + "the file then records the stream's video encode. "
             + "Examples and exit codes: docs/recordctl.md.")
 
     @OptionGroup var recording: RecordingOptions

@@ -10,7 +10,7 @@ extension RecordCtl {
     static func main() {
         showOutputOptionsHelpIfAsked()
         do {
-            var command = try parseAsRoot(optionalValueArguments(Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot(Array(CommandLine.arguments.dropFirst()))
             try command.run()
         } catch {
             let code = exitCode(for: error)
@@ -24,21 +24,10 @@ extension RecordCtl {
         }
     }
 
-    /// `--camera` takes an optional name: alone (last, or before another option) it becomes
-    /// `--camera=*` (`*`: the first camera), which ArgumentParser's options cannot express.
-    static func optionalValueArguments(_ arguments: [String]) -> [String] {
-        var result: [String] = []
-        for (i, a) in arguments.enumerated() {
-            if result.contains("--") { result.append(a); continue }
-            if a == "--camera", i + 1 == arguments.count || arguments[i + 1].hasPrefix("-") { result.append("--camera=*"); continue }
-            result.append(a)
-        }
-        return result
-    }
-
-    /// `record --help` and `start --help`: recordctl's own options, then the outputs' options,
-    /// which the extensions' manifests declare: recordctl links no extension, so the engine (which
-    /// links the built-ins and reads the extension directories) prints them. Returns when not asked.
+    /// `record --help` and `start --help`: recordctl's own options, then the capture sources' and
+    /// the outputs' options, which the sources' declarations and the extensions' manifests declare:
+    /// recordctl links neither, so the engine (which links the built-ins and the sources, and reads
+    /// the extension directories) prints them. Returns when not asked.
     private static func showOutputOptionsHelpIfAsked() {
         let args = Array(CommandLine.arguments.dropFirst())
         guard let verb = args.first, ["record", "start"].contains(verb), args.contains("--help") || args.contains("-h") else { return }

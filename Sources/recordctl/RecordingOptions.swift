@@ -7,45 +7,16 @@ import RecordKitControl
 /// What to record and where it goes: every option `record` and `start` share, turned into the
 /// one ``StartArguments`` both hand to the same builder (the service's `RecordingSession`).
 struct RecordingOptions: ParsableArguments {
-    // MARK: What to capture
+    // MARK: The recording's own: its frame rate and the background pause
 
     @Option(help: "Frames per second (default 30).")
     var fps: Int?
-
-    @Option(help: ArgumentHelp("Record a region of the screen.", valueName: "WxH+X+Y"))
-    var region: String?
-
-    @Option(help: ArgumentHelp("Record one window, by id (0x…) or by exact name.", valueName: "ID|NAME"))
-    var window: String?
-
-    @Flag(help: "Do not draw the mouse cursor.")
-    var noCursor = false
-
-    @Flag(help: "Do not record the microphone (the default PulseAudio source).")
-    var noMic = false
-
-    @Flag(help: "Start with the microphone switched off: its track records silence until `recordctl mic on`.")
-    var micOff = false
-
-    @Flag(help: "Do not record application audio (the monitor of the default PulseAudio sink).")
-    var noAppAudio = false
-
-    @Option(help: ArgumentHelp("PulseAudio sink whose monitor is the app audio.", valueName: "SINK"))
-    var appSink: String?
-
-    @Option(help: ArgumentHelp("PulseAudio source used as the microphone.", valueName: "SOURCE"))
-    var micSource: String?
-
-    @Flag(help: "Fail when no PulseAudio server or source is available instead of recording video only.")
-    var requireAudio = false
 
     @Option(help: ArgumentHelp("Pause by itself while the recorded window is hidden (hidden), also while another window is focused (unfocused), or only while the screen is locked (never).",
                                valueName: "POLICY"))
     var pauseOnBackground: BackgroundPolicyOption?
 
-    @OptionGroup var sources: CaptureSourceOptions
-
-    // MARK: Where it goes: the outputs' own options (declared by the extensions, resolved by the service)
+    // MARK: Encoding, hooks, uploads, extensions; the sources' and the outputs' own options are declared by them and forwarded
 
     @OptionGroup(title: "Encoding") var encoding: EncodingOptions
 
@@ -66,19 +37,17 @@ struct RecordingOptions: ParsableArguments {
                                valueName: "DIR"))
     var extensionsDirs: [String] = []
 
-    /// Every option recordctl does not know: the outputs' options (`--output`, `--rtmp`,
-    /// `--replay-buffer`, …, listed after these by `--help`), which each extension's manifest
-    /// declares and the service resolves (an unknown one is exit 64 there).
+    /// Every option recordctl does not know: the capture sources' and the outputs' options (the
+    /// area, the audio tracks, the camera, the file, the streams, …, listed after these by
+    /// `--help`), which each source's declaration and each extension's manifest declare and the
+    /// service or the engine resolves (an unknown one is exit 64 there).
     @Argument(parsing: .allUnrecognized,
-              help: ArgumentHelp("The outputs' options, declared by their extensions (listed below).", valueName: "output-options"))
+              help: ArgumentHelp("The capture sources' and the outputs' options, declared by the sources and the extensions (listed below).",
+                                 valueName: "output-options"))
     var outputOptions: [String] = []
 
     func validate() throws {
         if let fps, !(1...120).contains(fps) { throw ValidationError("--fps must be between 1 and 120, got \(fps)") }
-        if region != nil && window != nil { throw ValidationError("--region and --window cannot be used together") }
-        if noMic && micOff { throw ValidationError("--mic-off needs a microphone track: drop --no-mic") }
-        if noMic && noAppAudio && requireAudio { throw ValidationError("--require-audio contradicts --no-mic --no-app-audio") }
-        try sources.check(region: region, window: window, noAppAudio: noAppAudio, appSink: appSink)
     }
 
     /// These options as start arguments, with this process's display and audio server and
@@ -96,19 +65,6 @@ struct RecordingOptions: ParsableArguments {
         a.display = env["DISPLAY"]
         a.audioServer = env["PULSE_SERVER"]
         if let fps { a.fps = fps }
-        if region != nil || window != nil || sources.monitor != nil {
-            // One of these chooses the area: the config's choice of another gives way.
-            a.region = region
-            a.window = window
-            a.monitor = sources.monitor
-        }
-        if noCursor { a.noCursor = true }
-        if noMic { a.noMic = true }
-        if micOff { a.micOff = true }
-        if noAppAudio { a.noAppAudio = true }
-        if let appSink { a.appSink = appSink }
-        if let micSource { a.micSource = micSource }
-        if requireAudio { a.requireAudio = true }
         if let pauseOnBackground { a.pauseOnBackground = pauseOnBackground.rawValue }
         a.outputOptions = outputOptions
         a.workingDirectory = FileManager.default.currentDirectoryPath
@@ -119,7 +75,6 @@ struct RecordingOptions: ParsableArguments {
         a.encoding = try encoding.effective().setupValues
         hooks.apply(to: &a)
         try uploads.apply(to: &a, config: config.uploads(profile: encoding.profile))
-        sources.apply(to: &a)
         do throws(ControlError) {
             a.extensions = try StartArguments.extensionRequests(names: extensions, setup: setup)
         } catch {

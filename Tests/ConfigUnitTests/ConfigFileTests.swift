@@ -34,13 +34,15 @@ final class ConfigFileTests: XCTestCase {
         let file = try ConfigFile(text: text, path: "/c.toml")
         let a = try file.startArguments(profile: "live")
         XCTAssertEqual(a.fps, 12, "the profile's over the top level's")
-        XCTAssertTrue(a.noMic, "the top level's where the profile says nothing")
-        XCTAssertEqual(a.frameRateMode, "constant")
+        XCTAssertEqual(a.configuredOutputOptions.first { $0.name == "no-mic" }?.value, .bool(true),
+                       "the top level's where the profile says nothing (the audio source's key, resolved by its declaration)")
+        XCTAssertEqual(a.configuredOutputOptions.first { $0.name == "frame-rate-mode" }?.value, .string("constant"), "the screen's key")
         XCTAssertEqual(a.extensionsDirs, ["/opt/rk-ext"])
         XCTAssertEqual(a.onSaved, ["echo saved"], "[hooks]")
         XCTAssertEqual(a.encoding["preset"], "faster")
         XCTAssertEqual(a.encoding["crf"], "28")
-        XCTAssertEqual(Set(a.configuredOutputOptions.map(\.name)), ["format", "rtmp", "replay-buffer"], "the outputs' keys go to the service")
+        XCTAssertEqual(Set(a.configuredOutputOptions.map(\.name)), ["no-mic", "frame-rate-mode", "format", "rtmp", "replay-buffer"],
+                       "the outputs' and the sources' keys go to the service")
         let rtmp = try XCTUnwrap(a.configuredOutputOptions.first { $0.name == "rtmp" })
         XCTAssertEqual(rtmp.origin, "profile live (/c.toml), line 16")
         XCTAssertEqual(rtmp.value, .list([.string("rtmp://127.0.0.1/live/k1"), .string("rtmp://127.0.0.1/live/k2")]))
@@ -58,7 +60,8 @@ final class ConfigFileTests: XCTestCase {
         func line(_ key: String) -> String { lines.first { $0.hasPrefix(key + " =") } ?? "" }
         XCTAssertEqual(line("fps"), "fps = 12  (profile live (/c.toml), line 13)")
         XCTAssertEqual(line("no-mic"), "no-mic = true  (config file (/c.toml), line 2)")
-        XCTAssertEqual(line("window"), "window = (the whole screen)  (default)")
+        XCTAssertEqual(line("hook-timeout"), "hook-timeout = 60  (default)")
+        XCTAssertEqual(line("window"), "", "a source's key is listed when the file sets it")
         XCTAssertEqual(line("replay-buffer"), "replay-buffer = 30  (profile live (/c.toml), line 17)")
         XCTAssertEqual(line("format"), "format = mp4  (config file (/c.toml), line 4)")
         let uploads = file.uploadLines(profile: "live")
@@ -70,8 +73,8 @@ final class ConfigFileTests: XCTestCase {
         let cases: [(String, String)] = [
             ("fps = 24\nfps2 = 1\nfps = \"fast\"", "not valid TOML"),
             ("\n\nfps = \"fast\"", "line 3: fps must be frames per second, a whole number from 1 to 120"),
-            ("[profiles.a]\nno-mic = \"yes\"", "line 2: profiles.a.no-mic must be true or false"),
-            ("[profiles.a]\nframe-rate-mode = \"fixed\"", "line 2: profiles.a.frame-rate-mode must be \"constant\" or \"variable\""),
+            ("[profiles.a]\nhook-timeout = -1", "line 2: profiles.a.hook-timeout must be seconds"),
+            ("[profiles.a]\npause-on-background = \"sometimes\"", "line 2: profiles.a.pause-on-background must be \"hidden\", \"unfocused\" or \"never\""),
             ("[profiles.a.uploads]\npart-size = 1", "line 2: profiles.a.uploads.part-size must be MiB"),
             ("[hooks]\ntimeout = -1", "line 2: hooks.timeout must be seconds"),
             ("[metrics]\nport = 70000", "line 2: metrics.port must be a port number (1-65535)"),

@@ -38,6 +38,12 @@ final class ConfigProfileTests: EndToEndTestCase {
         XCTAssertTrue(line("format").contains("mkv") && line("format").contains("line 10"), "the profile's over the top level's: \(lines)")
         XCTAssertTrue(line("rtmp").contains("****") && !show.stdout.contains(key), "the stream key is masked: \(lines)")
         XCTAssertTrue(line("pause-on-background").contains("(default)"), "\(lines)")
+        // The capture sources' keys: those the profile sets with their lines, the others with
+        // their declared defaults (printed by the engine, which links the declarations), each once.
+        XCTAssertTrue(line("region").contains("320x240+0+0") && line("region").contains("line 7"), "\(lines)")
+        XCTAssertEqual(line("camera-position"), "camera-position = bottom-right  (default)", "\(lines)")
+        XCTAssertEqual(line("mic-off"), "mic-off = false  (default)", "\(lines)")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("region =") }.count, 1, "\(lines)")
 
         // Readable by others, a file that holds a stream key is refused, with the fix.
         let config = env["XDG_CONFIG_HOME"]! + "/recordkit/config.toml"
@@ -76,7 +82,10 @@ final class ConfigProfileTests: EndToEndTestCase {
         XCTAssertEqual(help.exitCode, 0, "\(help)")
         for spelling in ["--fps", "--video-codec", "-o, --output <FILE>", "--format <FORMAT>", "--no-file", "--split-every", "--rtmp <URL>",
                          "--rtmp-key-file", "--rtmp-ca-file", "--srt <URL>", "--replay-buffer <SECONDS>", "--replay-buffer-max-mb",
-                         "--preview", "--preview-port"] {
+                         "--preview", "--preview-port",
+                         // The capture sources' options, from their declarations (not recordctl's own).
+                         "CAPTURE SCREEN OPTIONS", "--region <WxH+X+Y>", "--frame-rate-mode <MODE>", "CAPTURE PULSE OPTIONS", "--no-mic",
+                         "--app-audio-from <NAME|PID>", "CAPTURE CAMERA OPTIONS", "--camera [<NAME>]", "--camera-position <CORNER>"] {
             XCTAssertTrue(help.stdout.contains(spelling), "\(spelling) in record --help:\n\(help.stdout)")
         }
         let unknown = try rc.record(["--duration", "1", "--frobnicate", "3"], timeout: 30)
@@ -88,6 +97,13 @@ final class ConfigProfileTests: EndToEndTestCase {
         XCTAssertEqual(check.exitCode, Recordctl.Exit.usage, "\(check)")
         XCTAssertTrue(check.stderr.contains("line 4: unknown key \"replay-bufer\""), "\(check)")
         XCTAssertTrue(check.stderr.contains("line 5: format must be one of mp4, mkv, not true or false"), "\(check)")
+        let sourceKey = try configHome("camera-position = \"middle\"\n")
+        let sourceCheck = try ProcessRunner.run(rc.path, ["config", "check"], environment: sourceKey, timeout: 30)
+        XCTAssertEqual(sourceCheck.exitCode, Recordctl.Exit.usage, "\(sourceCheck)")
+        XCTAssertTrue(sourceCheck.stderr.contains("line 1: camera-position 'middle': expected one of top-left"), "a source's key: \(sourceCheck)")
+        let both = try rc.record(["--duration", "1", "--region", "64x64+0+0", "--window", "root"], timeout: 30)
+        XCTAssertEqual(both.exitCode, Recordctl.Exit.usage, "\(both)")
+        XCTAssertTrue(both.stderr.contains("--region cannot be combined with --window"), "\(both)")
         let bad = try configHome("fps = \"fast\"\n")
         let badCheck = try ProcessRunner.run(rc.path, ["config", "check"], environment: bad, timeout: 30)
         XCTAssertEqual(badCheck.exitCode, Recordctl.Exit.usage, "\(badCheck)")

@@ -18,8 +18,7 @@ final class ReplayExportClipTests: XCTestCase {
     func testExportClipWritesTheLastSecondsOfABufferOnlyRecording() throws {
         let root = try ExtensionFixtures.temporaryDirectory(self)
         var arguments = StartArguments()
-        arguments.region = "320x240+0+0"
-        arguments.outputOptions = ["--no-file", "--replay-buffer", "3"]
+        arguments.outputOptions = ["--region", "320x240+0+0", "--no-file", "--replay-buffer", "3"]
         let session = try RecordingSession(arguments: arguments, builtins: BuiltinExtensions.all)
         try session.start()
         XCTAssertTrue(session.waitForFirstFrame(timeout: 3))
@@ -42,8 +41,7 @@ final class ReplayExportClipTests: XCTestCase {
         XCTAssertLessThanOrEqual(duration, 4.1, "at most one GOP (2 s) more: \(out)")
 
         var plain = StartArguments()
-        plain.region = "320x240+0+0"
-        plain.outputOptions = ["--output", root + "/plain.mp4"]
+        plain.outputOptions = ["--region", "320x240+0+0", "--output", root + "/plain.mp4"]
         let other = try RecordingSession(arguments: plain, builtins: BuiltinExtensions.all)
         try other.start()
         XCTAssertThrowsError(try other.exportClip(to: nil, duration: nil)) { error in
@@ -60,8 +58,7 @@ final class ReplayExportClipTests: XCTestCase {
     func testStopAndStartClipBufferingOnARunningRecording() throws {
         let root = try ExtensionFixtures.temporaryDirectory(self)
         var arguments = StartArguments()
-        arguments.region = "320x240+0+0"
-        arguments.outputOptions = ["--output", root + "/whole.mp4", "--replay-buffer", "30"]
+        arguments.outputOptions = ["--region", "320x240+0+0", "--output", root + "/whole.mp4", "--replay-buffer", "30"]
         let session = try RecordingSession(arguments: arguments, builtins: BuiltinExtensions.all)
         try session.start()
         XCTAssertTrue(session.waitForFirstFrame(timeout: 3))
@@ -83,8 +80,7 @@ final class ReplayExportClipTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try Self.duration(root + "/whole.mp4"), 7, "the file has the whole recording")
 
         var plain = StartArguments()
-        plain.region = "320x240+0+0"
-        plain.outputOptions = ["--no-file", "--replay-buffer", "3"]  // ReplayKit's startClipBuffering: a buffer, no file
+        plain.outputOptions = ["--region", "320x240+0+0", "--no-file", "--replay-buffer", "3"]  // ReplayKit's startClipBuffering: a buffer, no file
         let buffering = try RecordingSession(arguments: plain, builtins: BuiltinExtensions.all)
         try buffering.start()
         XCTAssertTrue(buffering.waitForFirstFrame(timeout: 3))

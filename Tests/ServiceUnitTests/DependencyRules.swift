@@ -12,6 +12,8 @@ struct DependencyRules {
         var isTest = false
         /// The string literals of its code that spell an option (`"--rtmp"`), comments left out.
         var optionLiterals: Set<String> = []
+        /// Every spelling of an option in its code, in any form, by type (the thin command line's check).
+        var spellings = OptionSpellings()
     }
 
     /// The built-in upload handlers (`Extensions/`): nobody but the list of built-ins may name them.
@@ -19,6 +21,14 @@ struct DependencyRules {
     /// The parts that must not spell a handler's command-line option (`"--rtmp"`): the handlers'
     /// manifests declare them and the service resolves them from the catalog.
     static let optionFree: Set<String> = ["RecordKitService", "RecordKitControl", "RecordCtlSupport", "recordctl", "recordctl-engine", "recordd"]
+    /// The command-line binaries and what they share: they must not spell a declared option in any
+    /// form (a literal, a token in a message or help text, a bare name, an ArgumentParser property
+    /// that derives it), except a verb's own option of the same spelling (`stop --output`).
+    static let commandLine: Set<String> = ["RecordCtlSupport", "recordctl", "recordctl-engine"]
+    /// The types that parse `record` and `start` (with every `@OptionGroup` they include): none of
+    /// their options or texts may spell a declared option, or recordctl would take or describe by
+    /// hand what the catalog declares.
+    static let recordAndStart: Set<String> = ["RecordCommand", "StartCommand", "RecordCtl", "RecordingOptions"]
     /// Platform and C modules the SDK must never see.
     static let cModules: Set<String> = ["CFFmpeg", "CX11", "CPulse", "CShims", "CColorConversion", "CPipeWire"]
     /// The thin `recordctl` and what it links: they must never reach, directly or
@@ -78,6 +88,7 @@ struct DependencyRules {
         "rk-testwindow": ["CX11"],
         "rk-flashbeep": ["RecordKitSupport", "CX11", "CPulse", "CShims"],
         "rk-extension-bench": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
+        "rk-runner-bench": ["RecordKit", "RecordKitMedia", "RecordKitPipeline", "RTMPUploadExtension", "CShims"],  // measures the runner with the real RTMP handler
         "FuzzSupport": [],  // the fuzz targets' shared replay and libFuzzer entry: Foundation only
         "rk-fuzz-control": ["FuzzSupport", "RecordKitControl"],  // the parser alone: no FFmpeg, X11 or PulseAudio
         "rk-fuzz-extension": ["FuzzSupport", "RecordKit", "RecordKitExtensionSDK"],
@@ -101,7 +112,27 @@ struct DependencyRules {
         var found: [String] = []
         for target in targets where optionFree.contains(target.name) {
             for literal in target.optionLiterals.intersection(handlerOptions).sorted() {
-                found.append("\(target.name) spells the handler option \(literal); a handler's options come from its manifest through the catalog")
+                found.append("\(target.name) spells the declared option \(literal); an extension's or a source's options come from its declaration through the catalog")
+            }
+        }
+        // The other verbs' own options (`stop --output`, `trim --overwrite`): theirs to spell.
+        var ownOptions: Set<String> = []
+        for target in targets where commandLine.contains(target.name) {
+            let parsing = target.spellings.closure(from: recordAndStart)
+            for (type, spelled) in target.spellings.types where !parsing.contains(type) { ownOptions.formUnion(spelled.parsed) }
+        }
+        for target in targets where commandLine.contains(target.name) {
+            let parsing = target.spellings.closure(from: recordAndStart)
+            for (type, spelled) in target.spellings.types.sorted(by: { $0.key < $1.key }) {
+                // record/start: nothing of theirs may spell a declared option, not even in a help text.
+                // Elsewhere, a code form (a literal, a bare name, a property) that is not the verb's own
+                // option; a help text of another verb may point the user to one (`--preview`).
+                let copies = parsing.contains(type) ? spelled.parsed.union(spelled.literals).union(spelled.prose)
+                    : spelled.literals.union(spelled.parsed).subtracting(ownOptions)
+                for spelling in copies.intersection(handlerOptions).sorted() {
+                    found.append("\(target.name) (\(type)) spells the declared option \(spelling); recordctl must take it from the catalog "
+                                 + "(forwarded to the engine or the service, listed by `--help` through the engine)")
+                }
             }
         }
         for target in targets where !target.isTest {
@@ -179,20 +210,27 @@ struct DependencyRules {
             }
             let directory = root.appendingPathComponent(path)
             return Target(name: name, dependencies: dependencies, imports: imports(under: directory),
-                          isTest: t["type"] as? String == "test", optionLiterals: optionLiterals(under: directory))
+                          isTest: t["type"] as? String == "test", optionLiterals: optionLiterals(under: directory),
+                          spellings: commandLine.contains(name) ? OptionSpellings.scan(directory) : OptionSpellings())
         }
     }
 
-    /// The options the handlers' manifests (`Extensions/*/*.json`) declare, as `--name`.
+    /// The options the handlers' manifests (`Extensions/*/*.json`) and the capture sources'
+    /// declarations (`Sources/**/*.json`) declare, as `--name`.
     static func handlerOptions(packageRoot root: URL) -> Set<String> {
         var options: Set<String> = []
-        let files = FileManager.default.enumerator(at: root.appendingPathComponent("Extensions"), includingPropertiesForKeys: nil)
-        while let file = files?.nextObject() as? URL {
-            guard file.pathExtension == "json", let data = try? Data(contentsOf: file),
-                  let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let commandLine = manifest["commandLine"] as? [String: Any],
-                  let declared = commandLine["options"] as? [[String: Any]] else { continue }
-            for option in declared { if let name = option["name"] as? String { options.insert("--" + name) } }
+        for folder in ["Extensions", "Sources"] {
+            let files = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
+            while let file = files?.nextObject() as? URL {
+                guard file.pathExtension == "json", let data = try? Data(contentsOf: file),
+                      let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                      let commandLine = manifest["commandLine"] as? [String: Any],
+                      let declared = commandLine["options"] as? [[String: Any]] else { continue }
+                for option in declared {
+                    if let name = option["name"] as? String { options.insert("--" + name) }
+                    if let short = option["short"] as? String { options.insert("-" + short) }
+                }
+            }
         }
         return options
     }

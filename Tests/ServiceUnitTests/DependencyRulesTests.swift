@@ -29,8 +29,47 @@ final class DependencyRulesTests: XCTestCase {
             return t
         }
         let found = DependencyRules.violations(targets, handlerOptions: options)
-        XCTAssertTrue(found.contains { $0.hasPrefix("RecordKitService spells the handler option --replay-buffer") }, "\(found)")
-        XCTAssertTrue(found.contains { $0.hasPrefix("recordctl spells the handler option --replay-buffer") }, "\(found)")
+        XCTAssertTrue(found.contains { $0.hasPrefix("RecordKitService spells the declared option --replay-buffer") }, "\(found)")
+        XCTAssertTrue(found.contains { $0.hasPrefix("recordctl spells the declared option --replay-buffer") }, "\(found)")
+    }
+
+    /// recordctl names no declared option in any form: a hand-written set of bare names (as its
+    /// `--help` interception and `--no-file` check once had), a property ArgumentParser turns into
+    /// `--no-file`, or a message of record/start's that quotes one are each reported; another
+    /// verb's own option of the same spelling (`stop --output`) is not.
+    func testAHandWrittenCopyOfDeclaredOptionsInRecordctlIsReported() throws {
+        let root = URL(fileURLWithPath: ExtensionFixtures.packageRoot)
+        let options = DependencyRules.handlerOptions(packageRoot: root)
+        XCTAssertTrue(options.isSuperset(of: ["--camera", "--camera-position", "-o"]), "sources' declarations and short spellings read: \(options.sorted())")
+        let injected = """
+            extension RecordCtl {
+                static let outputOptionNames: Set<String> = ["output", "format", "no-file", "rtmp"]  // a copy
+            }
+            struct RecordingOptions: ParsableArguments {
+                @Flag(help: "Write no file.")
+                var noFile = false
+                @Option(name: .customLong("replay-buffer"), help: "Seconds.")
+                var seconds: Int?
+                func validate() throws { if noFile { throw ValidationError("contradicts --split-every") } }
+            }
+            struct StopCommand: ParsableCommand {
+                @Option(name: .shortAndLong, help: ArgumentHelp("Deliver the file here.", valueName: "FILE"))
+                var output: String?
+                func validate() throws { if output == nil { throw ValidationError("--output needs a FILE") } }
+            }
+            """
+        let targets = try DependencyRules.load(packageRoot: root).map { t in
+            var t = t
+            if t.name == "recordctl" { t.spellings.add(injected, file: "Injected.swift") }
+            return t
+        }
+        let found = DependencyRules.violations(targets, handlerOptions: options).filter { $0.hasPrefix("recordctl (") }
+        for expected in ["(RecordCtl) spells the declared option --no-file", "(RecordCtl) spells the declared option --rtmp",
+                         "(RecordingOptions) spells the declared option --no-file", "(RecordingOptions) spells the declared option --replay-buffer",
+                         "(RecordingOptions) spells the declared option --split-every"] {
+            XCTAssertTrue(found.contains { $0.contains(expected) }, "\(expected) in \(found)")
+        }
+        XCTAssertFalse(found.contains { $0.contains("(StopCommand)") }, "stop's own --output is its own: \(found)")
     }
 
     func testABrokenRuleIsReported() throws {

@@ -14,6 +14,10 @@ package struct ScreenCaptureConfiguration: Sendable {
     /// The name of the video source that captures (``VideoSourceRegistry``: "x11", "portal"),
     /// or nil to choose by the session: the portal in a Wayland session without X, X11 otherwise.
     package var source: String? = nil
+    /// The capture sources' settings from their declared options (``CaptureSourceDeclarations``),
+    /// by source name, then by setup key: a registered source's factory reads its own
+    /// (`settings["portal"]`); empty when none was given.
+    package var settings: [String: [String: String]] = [:]
 
     /// Creates a configuration; the defaults capture the whole `$DISPLAY` at 30 fps with the cursor.
     package init(display: String? = nil, target: CaptureTarget = .screen,

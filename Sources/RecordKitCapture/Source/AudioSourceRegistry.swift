@@ -14,9 +14,11 @@ package enum AudioSourceRegistry {
         "pulse": { request, warn in PulseAudioSource.open(request, warn: warn) },
     ])
 
-    /// Makes `factory` the source called `name`.
-    package static func register(_ name: String, factory: @escaping Factory) {
+    /// Makes `factory` the source called `name`; `declaration` (UTF-8 JSON, the manifest format)
+    /// declares its options (``CaptureSourceDeclarations``).
+    package static func register(_ name: String, declaration: [UInt8]? = nil, factory: @escaping Factory) {
         factories.withLock { $0[name] = factory }
+        if let declaration { CaptureSourceDeclarations.register(name, json: declaration) }
     }
 
     /// Opens source `name` (default: ``defaultName``); an unknown name falls back to the default.

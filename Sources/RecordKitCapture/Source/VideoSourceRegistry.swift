@@ -23,9 +23,12 @@ package enum VideoSourceRegistry {
         },
     ])
 
-    /// Makes `factory` the source called `name`.
-    package static func register(_ name: String, monitors: MonitorLister? = nil, factory: @escaping Factory) {
+    /// Makes `factory` the source called `name`; `declaration` (UTF-8 JSON, the manifest format)
+    /// declares its options (``CaptureSourceDeclarations``), which reach the factory as
+    /// ``ScreenCaptureConfiguration/settings``.
+    package static func register(_ name: String, declaration: [UInt8]? = nil, monitors: MonitorLister? = nil, factory: @escaping Factory) {
         factories.withLock { $0[name] = factory }
+        if let declaration { CaptureSourceDeclarations.register(name, json: declaration) }
         if let monitors { listers.withLock { $0[name] = monitors } }
     }
 

@@ -1,29 +1,52 @@
 import Foundation
 import RecordKitControl
 
-/// Turns the options a client forwarded (`recordctl record --rtmp URL -o x.mp4 …`, as words) into
-/// extension requests, using only what each extension's manifest declares (``CommandLineSurface``):
-/// the service and the command line know no extension's options. Pure: reads only a key file a
+/// Turns the options a client forwarded (`recordctl record --rtmp URL -o x.mp4 --camera …`, as
+/// words) into extension requests and capture source settings, using only what each extension's
+/// manifest and each capture source's declaration (the same format, every option a
+/// ``OptionDeclaration/Role/setting``) declare (``CommandLineSurface``): the service and the command
+/// line know no extension's or source's options. Pure: reads only a key file a
 /// ``OptionDeclaration/Role/keyFile`` option names.
 package struct OptionResolver: Sendable {
-    /// The requests, in catalog order (built-ins first), and warnings for the user (a key file
-    /// others can read).
+    /// The requests, in catalog order (built-ins first), warnings for the user (a key file
+    /// others can read), and the capture sources' settings.
     package struct Resolution: Sendable, Equatable {
         package var requests: [ExtensionRequest]
         package var warnings: [String]
+        /// Each capture source's settings, by source name, then by setup key (`["camera": ["name": "*"]]`):
+        /// the configured ones with those given over them.
+        package var sourceSettings: [String: [String: String]] = [:]
     }
 
     /// Each usable extension that declares a command-line surface, in catalog order.
     let surfaces: [(name: String, manifest: ExtensionManifest)]
+    /// The capture sources' declarations, in registration order.
+    let sources: [ExtensionManifest]
 
-    /// A resolver over `catalog`'s usable extensions. An option spelled by two extensions belongs
-    /// to the first (the built-ins come first).
-    package init(catalog: ExtensionCatalog) {
+    /// How a source's name is kept among the extensions' names in a ``Use``: a space can never be part of one.
+    static let sourcePrefix = "source "
+
+    /// A resolver over `catalog`'s usable extensions and the capture sources' declarations
+    /// `sources` (``CaptureSourceDeclarations``). An option spelled twice belongs to the source, then
+    /// to the first extension (the built-ins come first).
+    package init(catalog: ExtensionCatalog, sources: [ExtensionManifest] = []) {
+        self.sources = sources
         surfaces = catalog.entries.compactMap { entry in entry.manifest.map { (entry.name, $0) } }
     }
 
-    /// The declaration and extension for `--name` or `-c`, if any extension declares it.
+    /// Every option the capture sources declare, as (source, option), in registration order.
+    package var sourceDeclarations: [(source: String, option: OptionDeclaration)] {
+        sources.flatMap { source in source.commandLine.options.map { (source.name, $0) } }
+    }
+
+    /// The declaration and extension (a source as ``sourcePrefix`` and its name) for `--name` or
+    /// `-c`, if a source or an extension declares it.
     func declaration(long name: String? = nil, short: Character? = nil) -> (extension: String, option: OptionDeclaration)? {
+        for source in sources {
+            if let option = source.commandLine.options.first(where: { (name != nil && $0.name == name) || (short != nil && $0.short == short) }) {
+                return (Self.sourcePrefix + source.name, option)
+            }
+        }
         for surface in surfaces {
             if let option = surface.manifest.commandLine.options.first(where: { (name != nil && $0.name == name) || (short != nil && $0.short == short) }) {
                 return (surface.name, option)
@@ -56,22 +79,32 @@ package struct OptionResolver: Sendable {
     package func resolve(_ words: [String], configured: [ConfiguredOption] = [], encoding: [String: String] = [:], workingDirectory: String? = nil,
                          environment: [String: String] = [:]) throws(ControlError) -> Resolution {
         let given = try parse(words, workingDirectory: workingDirectory)
+        try Self.checkExclusions(given)
         let merged = try uses(of: configured, workingDirectory: workingDirectory).filter { d in
             !given.contains { g in
                 g.option.name == d.option.name
                     || (g.extension == d.extension && (g.option.role == .disable || d.option.role == .disable))
+                    || Self.exclude(g.option, d.option)  // a configured option gives way to one given that excludes it
             }
         }
+        try Self.checkExclusions(merged, configured: configured)
         // Options only the config sets for an extension nothing requests (a CA file for streams, a
         // recording without one) are left out; given on the command line, they are an error below.
         var uses: [String: [(option: OptionDeclaration, value: String?)]] = [:]
         for use in merged + given { uses[use.extension, default: []].append((use.option, use.value)) }
+        // A source's options set its settings, the given ones over the configured ones; they request nothing.
+        var sourceSettings: [String: [String: String]] = [:]
+        for (key, used) in uses where key.hasPrefix(Self.sourcePrefix) {
+            let source = String(key.dropFirst(Self.sourcePrefix.count))
+            for use in used { sourceSettings[source, default: [:]][use.option.setup ?? use.option.name] = use.value ?? "true" }
+            uses[key] = nil
+        }
         for (name, used) in uses where !given.contains(where: { $0.extension == name }) {
             let requested = used.contains { $0.option.role == .request }
                 || surfaces.first { $0.name == name }?.manifest.commandLine.requestedByDefault == true
             if !requested { uses[name] = nil }
         }
-        var resolution = Resolution(requests: [], warnings: [])
+        var resolution = Resolution(requests: [], warnings: [], sourceSettings: sourceSettings)
         for surface in surfaces {
             let used = uses[surface.name] ?? []
             guard surface.manifest.commandLine.requestedByDefault || !used.isEmpty else { continue }
@@ -108,8 +141,9 @@ package struct OptionResolver: Sendable {
             guard let (ext, option) = found else { continue }
             var value: String?
             if option.takesValue {
-                if let inline { value = inline } else {
-                    guard i < words.count, !(words[i].hasPrefix("-") && words[i].count > 1 && Double(words[i]) == nil) else {
+                let alone = i >= words.count || (words[i].hasPrefix("-") && words[i].count > 1 && Double(words[i]) == nil)
+                if let inline { value = inline } else if alone, let implicit = option.implicitValue { value = implicit } else {
+                    guard !alone else {
                         throw ControlError(.badArgument, "--\(option.name) needs a value (\(option.valueName ?? option.type.rawValue))")
                     }
                     value = words[i]
@@ -134,7 +168,9 @@ package struct OptionResolver: Sendable {
         for item in configured {
             guard let (ext, option) = declaration(long: item.name) else {
                 let known = declarations.map(\.option.name).joined(separator: ", ")
+                let captured = sourceDeclarations.map(\.option.name).joined(separator: ", ")
                 throw ControlError(.badArgument, "\(item.origin): unknown key \"\(item.name)\"; the outputs' keys are \(known); "
+                                   + (captured.isEmpty ? "" : "the capture sources' keys are \(captured); ")
                                    + "the capture, hook and encoding keys are in docs/CONFIG.md")
             }
             let expected: String

@@ -22,7 +22,7 @@ extension ExtensionManifest {
 
     private static func option(_ k: ObjectReader, setup: [SetupKey]) throws(SchemaError) -> OptionDeclaration {
         try k.allowOnly(["name", "short", "role", "type", "setup", "valueName", "help", "minimum", "maximum", "choices",
-                         "repeatable", "secret", "environment"])
+                         "repeatable", "secret", "environment", "implicitValue", "excludes"])
         let name = try k.requiredString("name")
         guard isValidName(name) else { throw SchemaError(k.path(of: "name"), "\"\(name)\" is not a valid option name: lowercase letters, digits and '-'") }
         var short: Character?
@@ -57,11 +57,26 @@ extension ExtensionManifest {
             break
         }
         if role == .keyFile && type != .path { throw SchemaError(k.path(of: "type"), "a key-file option takes a path") }
+        let implicitValue = try k.string("implicitValue")
+        if implicitValue != nil && type == .flag { throw SchemaError(k.path(of: "implicitValue"), "a flag takes no value") }
         let help = try k.requiredString("help")
-        return OptionDeclaration(name: name, short: short, role: role, type: type, setup: setupName, valueName: try k.string("valueName"),
+        var excludes: [String] = []
+        if let list = k.members["excludes"] {
+            guard let items = list.array else { throw SchemaError(k.path(of: "excludes"), "expected an array of option names") }
+            for item in items {
+                guard let other = item.string, isValidName(other), other != name else {
+                    throw SchemaError(k.path(of: "excludes"), "expected option names without -- (not the option itself)")
+                }
+                excludes.append(other)
+            }
+        }
+        var option = OptionDeclaration(name: name, short: short, role: role, type: type, setup: setupName, valueName: try k.string("valueName"),
                                  help: help, minimum: try k.double("minimum"), maximum: try k.double("maximum"),
                                  choices: try choices(k), repeatable: try k.bool("repeatable") ?? false,
-                                 secret: try k.bool("secret") ?? false, environment: try k.string("environment"))
+                                 secret: try k.bool("secret") ?? false, environment: try k.string("environment"),
+                                 implicitValue: implicitValue)
+        option.excludes = excludes
+        return option
     }
 
     private static func choices(_ k: ObjectReader) throws(SchemaError) -> [String]? {

@@ -62,11 +62,18 @@ package struct OptionDeclaration: Sendable, Equatable {
     package var secret: Bool
     /// For ``Role/keyFile``: the client's environment variable that may hold the secret instead.
     package var environment: String?
+    /// The value the option takes when it is given alone (last, or before another option):
+    /// `--camera` alone is `--camera *`, the first camera. Nil: a value is required.
+    package var implicitValue: String?
+    /// Options (names without `--`, of any declaration) this one cannot be combined with: both
+    /// given is an error; one configured gives way to the other given (`--app-audio-from`
+    /// excludes `app-sink`, so a configured sink gives way to the flag's application).
+    package var excludes: [String] = []
 
     /// Creates a declaration.
     package init(name: String, short: Character? = nil, role: Role, type: ValueType, setup: String? = nil, valueName: String? = nil,
                  help: String, minimum: Double? = nil, maximum: Double? = nil, choices: [String]? = nil, repeatable: Bool = false,
-                 secret: Bool = false, environment: String? = nil) {
+                 secret: Bool = false, environment: String? = nil, implicitValue: String? = nil) {
         self.name = name
         self.short = short
         self.role = role
@@ -80,6 +87,7 @@ package struct OptionDeclaration: Sendable, Equatable {
         self.repeatable = repeatable
         self.secret = secret
         self.environment = environment
+        self.implicitValue = implicitValue
     }
 
     /// The key the config file and its profiles take this option under: its long name.
@@ -87,6 +95,12 @@ package struct OptionDeclaration: Sendable, Equatable {
 
     /// Whether the option takes a value on the command line.
     package var takesValue: Bool { type != .flag }
+
+    /// The value's name in help: `<NAME>`, or `[<NAME>]` when it may be left out.
+    package var valueLabel: String {
+        let name = "<\(valueName ?? type.rawValue)>"
+        return implicitValue == nil ? name : "[\(name)]"
+    }
 
     /// `--name`, or `-o, --name`.
     package var spelling: String { short.map { "-\($0), --\(name)" } ?? "--\(name)" }
