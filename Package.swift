@@ -188,6 +188,9 @@ let package = Package(
         // Benchmark: what delivering raw frames to an out-of-process extension costs (scripts/benchmark-extension.py).
         .executableTarget(name: "rk-extension-bench", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
                           path: "Sources/rk-extension-bench"),
+        // Benchmark: what handing a packet to a live stream costs the releasing thread (scripts/benchmark-runner.sh).
+        .executableTarget(name: "rk-runner-bench", dependencies: ["RecordKit", "RecordKitMedia", "RecordKitPipeline", "RTMPUploadExtension", "CShims"],
+                          path: "Sources/rk-runner-bench"),
         // Test support: an extension that misbehaves on purpose (crash, hang, memory, garbage) or logs its calls.
         .executableTarget(name: "rk-test-extension", dependencies: ["RecordKit", "RecordKitExtensionSDK"],
                           path: "Tests/Fixtures/extensions/rk-test-extension"),

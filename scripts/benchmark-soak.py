@@ -124,6 +124,10 @@ def main():
     if not args.no_rtmp:
         cmd += ["--rtmp", f"{env['RK_RTMP_URL']}/{key}"]
     renv = dict(env)
+    malloc_log = os.path.join(out_dir, "malloc.log")  # mallinfo2 at each 30 s trim (RecordingProcessMemory)
+    if os.path.exists(malloc_log):
+        os.unlink(malloc_log)
+    renv["RK_MALLOC_LOG"] = malloc_log
     for item in args.env:
         k, _, v = item.partition("=")
         renv[k] = v
@@ -194,6 +198,19 @@ def main():
         result["growth_after_first_minute"] = {"rss_mb": last["rss_mb"] - first["rss_mb"], "heap_mb": last["heap_mb"] - first["heap_mb"],
                                                "fds": last["fds"] - first["fds"], "threads": last["threads"] - first["threads"],
                                                "from_s": first["t_s"], "to_s": last["t_s"]}
+    # What malloc's callers hold against what the arenas keep free, sampled at every trim: a
+    # growing "held" is memory the recorder keeps; a growing RSS over a flat "held" is malloc's.
+    try:
+        with open(malloc_log) as f:
+            rows = [tuple(float(x) for x in line.split()) for line in f if len(line.split()) == 4]
+        result["malloc"] = [{"t_s": r[0], "held_mb": r[1] / 1e6, "free_mb": r[2] / 1e6, "own_maps_mb": r[3] / 1e6} for r in rows]
+        # From the first minute to the last trim before the stop (the stop's teardown frees it all).
+        after = [r for r in rows if 60 <= r[0] <= result["recorded_s"] - 1]
+        if after:
+            result["malloc_held_growth_after_first_minute_mb"] = (after[-1][1] - after[0][1]) / 1e6
+            result["malloc_held_range_after_first_minute_mb"] = [min(r[1] for r in after) / 1e6, max(r[1] for r in after) / 1e6]
+    except OSError:
+        pass
     # The recorder's own count: frames captured and dropped by the encode stage (an overloaded
     # machine), so "every frame in the file" is packets == captured - dropped.
     try:
@@ -208,7 +225,7 @@ def main():
     result["samples"] = samples
     result["command"] = [c if "testkey" not in c else c.rsplit("/", 1)[0] + "/KEY" for c in cmd]
     result["load_1m_end"] = os.getloadavg()[0]
-    print(json.dumps({k: v for k, v in result.items() if k != "samples"}, indent=2))
+    print(json.dumps({k: v for k, v in result.items() if k not in ("samples", "malloc")}, indent=2))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=2)

@@ -216,3 +216,10 @@ int cshim_limit_malloc_arenas(int count) {
 int cshim_malloc_trim(void) {
     return malloc_trim(0);
 }
+
+void cshim_malloc_usage(uint64_t *in_use, uint64_t *free_held, uint64_t *mapped) {
+    struct mallinfo2 info = mallinfo2();
+    *in_use = (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
+    *free_held = (uint64_t)info.fordblks;
+    *mapped = (uint64_t)info.hblkhd;
+}

@@ -71,6 +71,12 @@ public struct PCMData: Sendable {
     public let frameCount: Int
     /// Index of the first frame since the broadcast started, counting every frame ever
     /// delivered on this track (paused spans excluded). Consecutive buffers are contiguous.
+    ///
+    /// The count is the receiving handler's own: a handler attached to a recording that was
+    /// already running gets 0 for its first buffer, as one that started with the recording
+    /// does, and a handler paused on its own continues its count where it stopped. (Its
+    /// ``SampleBuffer/presentationTime`` is on its own time as well, where its first video key
+    /// frame is zero, so its first buffer may start a fraction of a buffer after zero.)
     public let startFrame: Int64
 
     /// Describes PCM in `buffer`.

@@ -33,11 +33,11 @@ package struct CommandOptions: Codable, Sendable, Equatable {
     /// `screenshot`: JPEG quality 0...100 (nil: 90).
     package var quality: Int?
 
-    /// Options with every member unset.
-    /// `stop`, `pause`, `resume`: the output (its name in status, e.g. `file-2`) to act on
-    /// alone, leaving the capture and its other outputs running; nil: the whole recording.
+    /// `stop`, `discard`, `pause`, `resume`: the output (its name in status, e.g. `file-2`) to
+    /// act on alone, leaving the capture and its other outputs running; nil: the whole recording.
     package var outputId: String?
 
+    /// Options with every member unset.
     package init(seconds: Double? = nil, output: String? = nil, overwrite: Bool? = nil, title: String? = nil) {
         self.title = title
         self.seconds = seconds

@@ -1,4 +1,3 @@
-// Over ~300 lines on purpose: the one owner of the encoder's C objects (open, convert, encode, restart, flush).
 import CFFmpeg
 import RecordKit
 
@@ -14,6 +13,9 @@ import RecordKit
 ///
 /// Threading: not thread-safe. Use one encoder from one thread at a time (a serial queue);
 /// the packets it emits are immutable and may go anywhere.
+///
+/// How the codec is configured and opened (options, x264's parameters, the global header) is in
+/// `VideoEncoder+Codec.swift`.
 package final class VideoEncoder: @unchecked Sendable {
     /// The encoded stream's description, complete before the first packet (global header included).
     package let format: EncodedFormat
@@ -41,7 +43,7 @@ package final class VideoEncoder: @unchecked Sendable {
     private var converter: FrameScaler?  // used by convert(...) only, which may run beside encode
     /// Memory of converted pictures, reused: a fresh 3 MB allocation per 1080p picture cost
     /// hundreds of page faults (and the kernel zeroing them) each time.
-    private let picturePool: OpaquePointer
+    private let picturePool: PicturePool
     private var lastKeyPts = Int64.min / 2  // the encode side only
     /// The decode time of the last packet emitted, across restarts (the encode side only).
     private var lastDts = Int64.min
@@ -106,7 +108,7 @@ package final class VideoEncoder: @unchecked Sendable {
             throw MediaError("video encoder \(id): allocating a \(width)x\(height) yuv420p frame", code: allocated)
         }
 
-        guard let picturePool = av_buffer_pool_init(shim_yuv420p_pool_size(Int32(width), Int32(height)), nil) else {
+        guard let picturePool = PicturePool(width: width, height: height) else {
             var owned: UnsafeMutablePointer<AVFrame>? = frame
             av_frame_free(&owned)
             throw MediaError("video encoder \(id): allocating a picture pool", code: shim_averror(ENOMEM))
@@ -124,69 +126,6 @@ package final class VideoEncoder: @unchecked Sendable {
         self.lowDelay = lowDelay
         self.format = EncodedFormat(codec: settings.codec, timescale: Int32(frameRate), extradata: record, bitRate: bitRate ?? 0,
                                     width: width, height: height, frameRate: frameRate)
-    }
-
-    /// Opens the codec for `settings` at `width`x`height`; returns it, its global header (an
-    /// `avcC` record for libx264) and the bit rate asked for, if any.
-    private static func openCodec(settings: VideoEncoderSettings, width: Int, height: Int, frameRate: Int, id: String,
-                                  lowDelay: Bool) throws(MediaError) -> (CodecContext, [UInt8], Int?) {
-        let encoderName = settings.resolvedEncoderName
-        let codec: CodecContext
-        do throws(MediaError) { codec = try CodecContext(encoderNamed: encoderName) } catch {
-            throw MediaError("video encoder \(id): \(error.message)")
-        }
-        guard let encoderCodec = VideoEncoderOptions.codec(ofEncoder: encoderName), encoderCodec == settings.codec else {
-            throw MediaError("video encoder \(id): \(encoderName) does not encode \(settings.codec.rawValue)")
-        }
-        let context = codec.pointer
-        context.pointee.width = Int32(width)
-        context.pointee.height = Int32(height)
-        context.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        context.pointee.time_base = AVRational(num: 1, den: Int32(frameRate))
-        context.pointee.framerate = AVRational(num: Int32(frameRate), den: 1)
-        context.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        context.pointee.gop_size = Int32(max(1, (settings.keyFrameIntervalSeconds * Double(frameRate)).rounded()))
-        context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-        // 0: the encoder picks its threads from the core count (x264: 3 frame threads on 2
-        // cores), as FFmpeg's own command line does: more frames in flight absorb load spikes.
-        context.pointee.thread_count = 0
-        context.pointee.color_range = AVCOL_RANGE_MPEG
-        context.pointee.colorspace = AVCOL_SPC_BT709
-        context.pointee.color_primaries = AVCOL_PRI_BT709
-        context.pointee.color_trc = AVCOL_TRC_BT709
-
-        var plan = try VideoEncoderOptions(settings: settings, encoderName: encoderName, id: id)
-        if lowDelay && encoderName == "libx264" {
-            plan.options["x264-params", default: ""] += ":bframes=0:rc-lookahead=0:sync-lookahead=0:sliced-threads=1:mbtree=0"
-        } else if encoderName == "libx264" {
-            // No look-ahead thread (x264's default buffers bframes + 1 more frames for it: 133 ms
-            // at 30 fps with veryfast's 3 B-frames). The same bits come out (same frame types,
-            // same mbtree; checked byte for byte), the look-ahead runs on the encode queue's
-            // thread instead; what a live viewer gains is 4 frames less delay (docs/PREVIEW.md).
-            plan.options["x264-params", default: ""] += ":sync-lookahead=0"
-        }
-        if let bitsPerSecond = plan.bitRate {
-            context.pointee.bit_rate = Int64(bitsPerSecond)
-            context.pointee.rc_max_rate = Int64(bitsPerSecond)
-            context.pointee.rc_buffer_size = Int32(clamping: bitsPerSecond)
-        }
-        let description = "\(width)x\(height) \(frameRate) fps, " + plan.description + ", gop \(context.pointee.gop_size)"
-        do throws(MediaError) { try codec.open(options: plan.options, describing: description) } catch {
-            throw MediaError("video encoder \(id): " + error.message + VideoEncoderOptions.hint(forEncoder: encoderName))
-        }
-
-        let record: [UInt8]
-        if encoderName == "libx264" {
-            guard let units = AVCConfiguration.lengthPrefixedUnits(codec.extradata),
-                  let avcC = AVCConfiguration.record(from: units) else {
-                throw MediaError("video encoder \(id): libx264's global header (\(codec.extradata.count) bytes) holds no length-prefixed SPS and PPS")
-            }
-            record = avcC
-        } else {
-            // Annex B (x265, hardware H.264/HEVC) or an AV1 sequence header: the muxers convert.
-            record = codec.extradata
-        }
-        return (codec, record, plan.bitRate)
     }
 
     /// Encodes one BGR0 frame shown at `pts` (in `1 / frameRate` seconds) and emits every packet
@@ -237,7 +176,7 @@ package final class VideoEncoder: @unchecked Sendable {
         target.pointee.format = frame.pointee.format
         target.pointee.width = frame.pointee.width
         target.pointee.height = frame.pointee.height
-        let allocated = shim_yuv420p_frame_from_pool(target, picturePool)
+        let allocated = picturePool.attachBuffer(to: target)
         if allocated < 0 { throw MediaError("video encoder \(id): allocating a \(outputWidth)x\(outputHeight) picture", code: allocated) }
         try converter.scale(pixels, bytesPerRow: bytesPerRow, into: target)
         return picture
@@ -325,7 +264,5 @@ package final class VideoEncoder: @unchecked Sendable {
     deinit {
         var owned: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&owned)
-        var pool: OpaquePointer? = picturePool
-        av_buffer_pool_uninit(&pool)  // pictures still out keep the pool's memory until they go
     }
 }

@@ -1,5 +1,7 @@
 import CShims
 import Dispatch
+import Foundation
+import RecordKitSupport
 
 /// The memory policy of a process that records (`recordd`, `recordctl record`).
 ///
@@ -34,12 +36,28 @@ package enum RecordingProcessMemory {
     /// Allows at most 4 malloc arenas (glibc's default is 8 per core) and starts a timer that
     /// gives every arena's free pages back to the kernel every `seconds` seconds (malloc_trim,
     /// on a utility queue; a few milliseconds each). Call once, first thing, before threads start.
-    package static func returnFreedMemoryPeriodically(every seconds: Int = 30) {
+    ///
+    /// With `RK_MALLOC_LOG=PATH` in the environment, each trim appends one line to PATH: seconds
+    /// since the start, then the bytes malloc's callers hold, the bytes the arenas hold free, and
+    /// the part of the held bytes in chunks of their own mapping (`mallinfo2`). The soak benchmark
+    /// reads it to tell memory the recorder holds from memory malloc keeps.
+    package static func returnFreedMemoryPeriodically(every seconds: Int = 30,
+                                                      environment: [String: String] = ProcessInfo.processInfo.environment) {
         _ = cshim_limit_malloc_arenas(4)
         guard trimTimer == nil else { return }
+        let log = environment["RK_MALLOC_LOG"].flatMap { fopen($0, "a") }
+        let started = MonotonicClock.seconds()
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "recordkit.malloc-trim", qos: .utility))
         timer.schedule(deadline: .now() + .seconds(seconds), repeating: .seconds(seconds), leeway: .seconds(1))
-        timer.setEventHandler { _ = cshim_malloc_trim() }
+        timer.setEventHandler {
+            _ = cshim_malloc_trim()
+            guard let log else { return }
+            var inUse: UInt64 = 0, free: UInt64 = 0, mapped: UInt64 = 0
+            cshim_malloc_usage(&inUse, &free, &mapped)
+            let line = String(format: "%.1f %llu %llu %llu\n", MonotonicClock.seconds() - started, inUse, free, mapped)
+            fputs(line, log)
+            fflush(log)
+        }
         timer.resume()
         trimTimer = timer
     }

@@ -72,6 +72,9 @@ package final class RecordingService: Sendable {
                 }
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.stop(deliveringTo: request.options) })
             case .discard:
+                if let output = request.options?.outputId {
+                    return .success(id, try locked { () throws(ControlError) in try lifecycle.discardOutput(output) })
+                }
                 return .success(id, try locked { () throws(ControlError) in try lifecycle.finish(discard: true) })
             case .pause, .resume:
                 let pause = request.cmd == .pause

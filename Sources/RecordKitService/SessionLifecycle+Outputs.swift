@@ -2,8 +2,8 @@ import Foundation
 import RecordKit
 
 /// Outputs that come and go on the running capture: a `start` while a recording runs adds its
-/// outputs to it (one capture, shared encoders), and `stop`, `pause`, `resume` with an output id
-/// act on that output alone (docs/ARCHITECTURE.md, "Lifecycle").
+/// outputs to it (one capture, shared encoders), and `stop`, `discard`, `pause`, `resume` with an
+/// output id act on that output alone (docs/ARCHITECTURE.md, "Lifecycle").
 extension SessionLifecycle {
     /// Adds the outputs of `args` to `active` (call under ``locked(_:)``). Refused with `busy`
     /// when `args` name capture options other than the running capture's (they would need a
@@ -88,6 +88,39 @@ extension SessionLifecycle {
         r.state = active.session.state.rawValue
         r.outputs = output.map { [$0] } ?? []
         if !warnings.isEmpty { r.warnings = warnings }
+        return r
+    }
+
+    /// Discards the output `name` alone (call under ``locked(_:)``): the handler is told it is
+    /// discarded and deletes what it wrote, its working directory and its journal entry go, and
+    /// the capture and the other outputs go on. The recording's last output, or the recording's
+    /// id, discards the whole recording (``finish(discard:deliver:)``), as `stop` does.
+    func discardOutput(_ name: String) throws(ControlError) -> ControlResult {
+        let active = try current()
+        let names = active.session.status.handlers.map(\.name)
+        if name == active.id || names == [name] { return try finish(discard: true) }
+        guard names.contains(name) else {
+            throw ControlError(.badArgument, "recording \(active.id) has no output '\(name)'; its outputs are \(names.joined(separator: ", ")) "
+                               + "(recordctl status lists them)")
+        }
+        let (report, endTime) = try active.session.detach(name, discard: true)
+        var removed: [String] = []
+        if let path = report.serviceInfo["path"] { removed.append(path) }
+        // Whatever the handler left in its working directory (a recovery note, a part) goes with
+        // it: a discarded output leaves nothing for recovery to bring back.
+        if let dir = active.journal.handlers.first(where: { $0.name == name })?.directory {
+            let left = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted().map { dir + "/" + $0 }
+            if (try? FileManager.default.removeItem(atPath: dir)) != nil { removed += left + [dir] }
+        }
+        active.journal.handlers.removeAll { $0.name == name }
+        active.outputHooks[name] = nil
+        updateJournal(active, state: active.journal.state)
+        events.publish(ServiceEvent(kind: "output-discarded", recordingId: active.id, state: "discarded",
+                                    reason: "output \(name) of recording \(active.id) discarded" + (report.error.map { ": \($0)" } ?? ""),
+                                    handler: name, time: endTime, at: RecordingService.now(), path: report.serviceInfo["path"]))
+        var r = ControlResult()
+        r.state = active.session.state.rawValue
+        r.removed = removed
         return r
     }
 

@@ -102,9 +102,15 @@ struct StopCommand: ParsableCommand {
 
 /// `recordctl discard`.
 struct DiscardCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "discard", abstract: "Stop the recording and delete everything it wrote; print what was removed.")
+    static let configuration = CommandConfiguration(
+        commandName: "discard", abstract: "Stop the recording and delete everything it wrote; print what was removed.",
+        discussion: "With ID (an output's id, as `start` printed it and `status` lists it) only that output is discarded: its file "
+            + "and working files are deleted, the capture and its other outputs go on; the last output discards the recording. "
+            + "docs/recordctl/discard.md.")
+    @Argument(help: ArgumentHelp("Discard only this output (e.g. file-2, rtmp); without it, the whole recording.", valueName: "ID"))
+    var id: String?
     func run() throws {
-        let result = try serviceRequest(.discard, startIfNeeded: true)
+        let result = id == nil ? try serviceRequest(.discard, startIfNeeded: true) : try outputRequest(.discard, id: id)
         for path in result.removed ?? [] { Console.out("removed \(path)") }
     }
 }

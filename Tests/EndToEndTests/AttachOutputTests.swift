@@ -105,6 +105,152 @@ final class AttachOutputTests: EndToEndTestCase {
         XCTAssertEqual(clipKeys.first ?? -1, 0, accuracy: 0.001, "the clip starts with a key frame")
     }
 
+    /// `discard ID` deletes one attached output: a second file added beside the first and
+    /// discarded after 3 s leaves no file, no working files and no journal entry, while the
+    /// capture, the first file and their shared encoder go on; the first file decodes whole for
+    /// the recording's full length; an unknown id is a usage error (exit 64); an
+    /// `output-discarded` event names it.
+    func testDiscardingOneOutputDeletesItAndTheOthersGoOn() throws {
+        try movingPattern(title: "rk-discard-pattern")
+        let events = try service.watchEvents()
+        let fileA = path("keep.mp4")
+        let id = try service.ok(["start", "--frame-rate-mode", "constant", "--region", region, "--output", fileA])
+        Thread.sleep(forTimeInterval: 1)
+        let fileB = path("bad-take.mp4")
+        XCTAssertEqual(try service.ok(["start", "--output", fileB]), "file-2")
+        Thread.sleep(forTimeInterval: 3)
+        let journalPath = service.sessionsDir + "/" + id + "/journal.json"
+        let entryB = try XCTUnwrap(try journalHandlers(journalPath).first { $0["name"] as? String == "file-2" }, "the journal lists file-2")
+        let directoryB = try XCTUnwrap(entryB["directory"] as? String)
+        let working = (try? FileManager.default.contentsOfDirectory(atPath: directoryB)) ?? []
+        let written = working.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: directoryB + "/" + $1))?[.size] as? Int ?? 0) }
+        XCTAssertGreaterThan(written, 0, "file-2 was writing its working file: \(working)")
+        XCTAssertEqual(try recorderStatus()["videoEncoders"] as? Int, 1, "both files share one encoder")
+
+        let unknown = try service.ctl(["discard", "no-such-output"])
+        XCTAssertEqual(unknown.exitCode, Recordctl.Exit.usage, "\(unknown)")
+        let discarded = try service.ctl(["discard", "file-2"])
+        XCTAssertEqual(discarded.exitCode, Recordctl.Exit.ok, "\(discarded)")
+        XCTAssertTrue(discarded.stdout.contains("removed \(directoryB)"), "it prints what it removed: \(discarded.stdout)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fileB), "no file at the discarded output's destination")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directoryB), "its working directory is gone")
+        XCTAssertEqual(try journalHandlers(journalPath).compactMap { $0["name"] as? String }, ["file"], "the journal forgot file-2")
+        let after = try recorderStatus()
+        XCTAssertEqual(after["state"] as? String, "recording", "the capture goes on: \(after)")
+        XCTAssertEqual((after["handlers"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }, ["file"])
+        XCTAssertEqual(after["videoEncoders"] as? Int, 1, "the shared encoder goes on for the first file: \(after)")
+        Thread.sleep(forTimeInterval: 2)
+        let recorded = (try recorderStatus()["recordedSeconds"] as? NSNumber)?.doubleValue ?? 0
+        XCTAssertEqual(try service.ok(["stop"]), fileA)
+        let seen = events.finish()
+        let discardEvents = seen.filter { $0["kind"] as? String == "output-discarded" && $0["recordingId"] as? String == id }
+        XCTAssertEqual(discardEvents.compactMap { $0["handler"] as? String }, ["file-2"], "\(seen)")
+        try assertWhole(fileA, seconds: recorded, tolerance: 0.6)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fileB), "nothing brought the discarded file back")
+    }
+
+    /// A raw-PCM extension attached to a running capture numbers its audio from its own start,
+    /// as an attached file's time starts at its own zero: its first block is frame 0 (not the
+    /// capture's count), the blocks are contiguous through a pause and resume of that output
+    /// alone, and each block's time is on the output's axis (its frame number's time, plus at
+    /// most one block, plus the gap its resume at a key frame left).
+    func testAnAttachedPCMExtensionCountsFramesFromItsOwnStart() throws {
+        let dir = path("extensions/pcm-log")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try #"{"name": "pcm-log", "version": "1.0.0", "entry": {"executable": "program"}, "input": {"video": {"format": "raw", "pixelFormat": "bgr0"}, "audioApp": {"format": "pcm"}}, "setup": {"log": {"type": "string"}}}"#
+            .write(toFile: dir + "/manifest.json", atomically: true, encoding: .utf8)
+        let program = URL(fileURLWithPath: service.recordctl).deletingLastPathComponent().appendingPathComponent("rk-test-extension").path
+        try FileManager.default.createSymbolicLink(atPath: dir + "/program", withDestinationPath: program)
+        try movingPattern(title: "rk-pcm-pattern")
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", region, "--no-file", "--replay-buffer", "10"])
+        Thread.sleep(forTimeInterval: 3)
+        let log = path("pcm.log")
+        XCTAssertEqual(try service.ok(["start", "--no-file", "--extensions-dir", path("extensions"), "--extension", "pcm-log",
+                                       "--setup", "pcm-log:log=\(log)"]), "pcm-log")
+        Thread.sleep(forTimeInterval: 2)
+        try service.ok(["pause", "pcm-log"])
+        Thread.sleep(forTimeInterval: 1)
+        try service.ok(["resume", "pcm-log"])
+        Thread.sleep(forTimeInterval: 2)
+        try service.ok(["stop", "pcm-log"])
+        try service.ok(["stop"])
+
+        // "enter sample audioApp NS BYTES frame START COUNT"
+        let blocks = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line -> (ns: Int64, start: Int64, count: Int64)? in
+            let f = line.split(separator: " ")
+            guard f.count == 8, f[1] == "sample", f[2] == "audioApp", f[5] == "frame",
+                  let ns = Int64(f[3]), let start = Int64(f[6]), let count = Int64(f[7]) else { return nil }
+            return (ns, start, count)
+        }
+        XCTAssertGreaterThan(blocks.count, 150, "about 4 s of 1024-frame blocks at 48 kHz: \(blocks.count)")
+        guard let first = blocks.first else { return }
+        XCTAssertEqual(first.start, 0, "the attached extension's first block is its frame 0, not the capture's count")
+        XCTAssertLessThan(first.ns, 1024 * 1_000_000_000 / 48_000 + 1_000_000, "and starts within a block of its zero: \(first.ns) ns")
+        var gaps = 0
+        for (previous, next) in zip(blocks, blocks.dropFirst()) where next.start != previous.start + previous.count { gaps += 1 }
+        XCTAssertEqual(gaps, 0, "contiguous, through the output's own pause and resume")
+        var behind = 0
+        for block in blocks where block.ns < block.start * 1_000_000_000 / 48_000 - 1_000_000 { behind += 1 }
+        XCTAssertEqual(behind, 0, "no block is placed before its frame number's time")
+        let last = try XCTUnwrap(blocks.last)
+        XCTAssertLessThan(Double(last.ns - last.start * 1_000_000_000 / 48_000), 0.25e9,
+                          "time and count agree but for the gap the resume at a key frame left: \(last)")
+    }
+
+    /// With one audio track the "mixed" track is that track's PCM, so an output attached later
+    /// shares the running AAC encoder of the other: a stream (mixed audio) runs alone, a file
+    /// (the app track) joins it and status still counts 1 audio encoder; the stream stops and
+    /// the encoder goes on for the file. The file's audio is whole through the stream's stop
+    /// (as long as its video) and the server's copy of the stream has its audio.
+    func testAFileAttachedBesideAStreamSharesItsAudioEncoder() throws {
+        let (url, recordDir) = try rtmpServer()
+        let key = "testkey-share-\(UUID().uuidString.prefix(8).lowercased())"
+        defer { RTMPServerRecordings.remove(key, in: recordDir) }
+        try movingPattern(title: "rk-share-pattern")
+        let events = try service.watchEvents()
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", region, "--no-mic", "--no-file", "--rtmp", "\(url)/\(key)"])
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertEqual(try recorderStatus()["audioEncoders"] as? Int, 1, "the stream's mixed track")
+        let file = path("beside-stream.mp4")
+        XCTAssertEqual(try service.ok(["start", "--output", file]), "file")
+        Thread.sleep(forTimeInterval: 3)
+        let during = try recorderStatus()
+        XCTAssertEqual(during["audioEncoders"] as? Int, 1, "the file's app track is the same PCM: it shares the stream's encoder: \(during)")
+        XCTAssertEqual((during["capture"] as? [String: Any])?["audioTracks"] as? [String], ["audioApp"], "\(during)")
+        let stream = try service.ctl(["stop", "rtmp"])
+        XCTAssertEqual(stream.exitCode, Recordctl.Exit.ok, "\(stream)")
+        Thread.sleep(forTimeInterval: 2)
+        let after = try recorderStatus()
+        XCTAssertEqual(after["audioEncoders"] as? Int, 1, "the encoder goes on for the file: \(after)")
+        XCTAssertEqual(try service.ok(["stop"]), file)
+        let seen = events.finish()
+        func time(_ kind: String) -> Double {
+            seen.first { $0["kind"] as? String == kind && $0["handler"] as? String == "file" }.flatMap { ($0["time"] as? NSNumber)?.doubleValue } ?? -99
+        }
+        let probe = try FFprobe.probe(file)
+        XCTAssertEqual(probe.video.count, 1, "\(probe)")
+        XCTAssertEqual(probe.audio.count, 1, "the one app track: \(probe)")
+        if let video = probe.video.first, let audio = probe.audio.first {
+            let v = try FFprobe.packetSpan(file, streamIndex: video.index)
+            let a = try FFprobe.packetSpan(file, streamIndex: audio.index)
+            XCTAssertGreaterThan(v.end - v.first, 4.0, "about 5 s attached (from \(time("output-started"))): \(v)")
+            XCTAssertEqual(a.end - a.first, v.end - v.first, accuracy: 0.5, "audio whole through the stream's stop: \(a) vs \(v)")
+            let packets = try FFprobe.packetTimes(file, streamIndex: audio.index).sorted()
+            let largestGap = zip(packets, packets.dropFirst()).map { $1 - $0 }.max() ?? 0
+            XCTAssertLessThan(largestGap, 0.1, "no hole in the audio where the stream stopped")
+        }
+        let flv = RTMPServerRecordings.wait(for: key, in: recordDir, count: 1)
+        XCTAssertEqual(flv.count, 1, "the server recorded the stream")
+        if let recorded = flv.first {
+            let streamProbe = try FFprobe.probe(recorded)
+            XCTAssertEqual(streamProbe.audio.count, 1, "the stream's mixed track: \(streamProbe)")
+            if let audio = streamProbe.audio.first {
+                let span = try FFprobe.packetSpan(recorded, streamIndex: audio.index)
+                XCTAssertGreaterThan(span.end - span.first, 4, "about 5 s of the stream's audio: \(span)")
+            }
+        }
+    }
+
     /// A `start` that names other capture options while a capture runs is refused (exit 75)
     /// with the option it differs in, and the capture goes on; an unknown output id is a usage
     /// error (exit 64); `stop` of the recording's id stops it whole.
@@ -150,6 +296,13 @@ final class AttachOutputTests: EndToEndTestCase {
             let a = try FFprobe.packetSpan(path, streamIndex: audio.index)
             XCTAssertEqual(a.end - a.first, span.end - span.first, accuracy: 0.5, "\(path): audio #\(audio.index) as long as the video", line: line)
         }
+    }
+
+    /// The handlers the session journal at `path` lists (each `name`, `extension`, `directory`).
+    private func journalHandlers(_ path: String) throws -> [[String: Any]] {
+        let data = try XCTUnwrap(FileManager.default.contents(atPath: path), "the journal \(path) exists")
+        let journal = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return journal["handlers"] as? [[String: Any]] ?? []
     }
 
     private func recorderStatus() throws -> [String: Any] {

@@ -23,6 +23,50 @@ final class OutputWindowTests: XCTestCase {
 
     private let ns = 1_000_000_000 / 30
 
+    /// A raw PCM block of 1024 frames of the capture's track, numbered by the capture from its start.
+    private func pcm(block: Int64) -> SampleBuffer {
+        SampleBuffer(type: .audioApp, presentationTime: MediaTime(value: block * 1024, timescale: 48_000),
+                     duration: MediaTime(value: 1024, timescale: 48_000), formatDescription: .audio(.standard),
+                     payload: .pcm(PCMData(buffer: MediaBuffer(copying: [UInt8](repeating: 0, count: 8192)), frameCount: 1024,
+                                           startFrame: block * 1024)))
+    }
+
+    /// The frame number and presentation time (ns) `w` gives `sample`, or nil when it is not the output's.
+    private func own(_ w: inout OutputWindow, _ sample: SampleBuffer) -> (frame: Int64, ns: Int64)? {
+        guard let placed = w.placement(of: sample)?.apply(to: sample), case .pcm(let p) = placed.payload else { return nil }
+        return (p.startFrame, placed.presentationTime.nanoseconds)
+    }
+
+    /// Raw PCM on an attached output's own count: its first block is frame 0 (not the
+    /// capture's number), blocks stay contiguous, and after a pause of its own the count goes
+    /// on where it stopped while the time moves with the resumed stretch. An output that
+    /// started with the capture keeps the capture's numbers.
+    func testAttachedOutputNumbersPCMFromItsOwnStart() throws {
+        // Attached at 2 s: blocks from 2.005 s (block 94) on; the key frame at slot 61 is zero.
+        var w = OutputWindow.attached(at: 2_000_000_000, hasVideo: true)
+        XCTAssertNil(own(&w, pcm(block: 94)), "audio before the first key frame")
+        XCTAssertNotNil(w.admit(video(61, key: true)))
+        let first = try XCTUnwrap(own(&w, pcm(block: 96)))
+        XCTAssertEqual(first.frame, 0, "the output's first block is its frame 0, not the capture's 98304")
+        XCTAssertEqual(Double(first.ns), Double(96 * 1024 * 1_000_000_000 / 48_000 - video(61).presentationTime.nanoseconds),
+                       accuracy: 21_000, "its time is on the output's axis (the key frame at zero), within a frame of 48 kHz")
+        XCTAssertEqual(own(&w, pcm(block: 97))?.frame, 1024, "contiguous")
+        XCTAssertEqual(own(&w, pcm(block: 98))?.frame, 2048)
+        w.pause(at: video(80).presentationTime.nanoseconds)
+        XCTAssertNil(own(&w, pcm(block: 130)), "paused (block 130 is after slot 80)")
+        w.resume(at: video(150).presentationTime.nanoseconds)
+        XCTAssertNotNil(w.admit(video(151, key: true)))
+        let resumed = try XCTUnwrap(own(&w, pcm(block: 237)))
+        XCTAssertEqual(resumed.frame, 3072, "the count goes on where it stopped: the paused span is excluded")
+        XCTAssertEqual(own(&w, pcm(block: 238))?.frame, 4096)
+        XCTAssertGreaterThanOrEqual(resumed.ns, 3072 * 1_000_000_000 / 48_000, "never before what was delivered")
+
+        var fromStart = OutputWindow.fromStart(hasVideo: true)
+        XCTAssertEqual(own(&fromStart, pcm(block: 0))?.frame, 0)
+        XCTAssertEqual(own(&fromStart, pcm(block: 1))?.frame, 1024, "an output from the start keeps the capture's numbers")
+        XCTAssertEqual(Double(own(&fromStart, pcm(block: 2))?.ns ?? 0), 2048 * 1e9 / 48_000, accuracy: 1, "and its times")
+    }
+
     /// Attached at slot 30: audio and video before the first key frame at or after it are not
     /// the output's; that key frame is its zero.
     func testAttachedOutputStartsAtItsFirstKeyFrame() {

@@ -88,6 +88,7 @@ struct DependencyRules {
         "rk-testwindow": ["CX11"],
         "rk-flashbeep": ["RecordKitSupport", "CX11", "CPulse", "CShims"],
         "rk-extension-bench": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitPipeline", "RecordKitExtensions", "CShims"],
+        "rk-runner-bench": ["RecordKit", "RecordKitMedia", "RecordKitPipeline", "RTMPUploadExtension", "CShims"],  // measures the runner with the real RTMP handler
         "FuzzSupport": [],  // the fuzz targets' shared replay and libFuzzer entry: Foundation only
         "rk-fuzz-control": ["FuzzSupport", "RecordKitControl"],  // the parser alone: no FFmpeg, X11 or PulseAudio
         "rk-fuzz-extension": ["FuzzSupport", "RecordKit", "RecordKitExtensionSDK"],

@@ -52,4 +52,7 @@ int cshim_lower_thread_priority(int nice_value, int io_level);
 int cshim_limit_malloc_arenas(int count);
 /// malloc_trim(0): gives free pages of every arena back to the kernel; returns 1 if any went.
 int cshim_malloc_trim(void);
+/// mallinfo2() over every arena: bytes the program holds (arena chunks in use plus chunks of
+/// their own mapping), bytes the arenas hold free, and the part of `in_use` in own mappings.
+void cshim_malloc_usage(uint64_t *in_use, uint64_t *free_held, uint64_t *mapped);
 #endif

@@ -17,44 +17,69 @@ import Synchronization
 /// runner neither queues nor bounds its samples but calls it directly, under a lock of its own,
 /// on the releasing thread (its lifecycle calls too, so the order and the serial contract
 /// hold); only `broadcastFinished` runs on the runner's queue, once no call can reach the
-/// handler any more. Its statistics are the handler's own counts.
-final class HandlerRunner: @unchecked Sendable {
+/// handler any more. Its statistics are the handler's own counts. A packet costs that one lock
+/// (its output window lives under it, the end is an atomic flag, the counts atomic counters)
+/// besides the handler's own: docs/BENCHMARKS.md, "Handing packets to a live stream".
+///
+/// The parts: the bounded queue in `HandlerRunner+Queue.swift`, the direct calls of a queue owner
+/// in `HandlerRunner+Direct.swift`, the lifecycle calls in `HandlerRunner+Lifecycle.swift`, the
+/// output's own pause, resume and cut (``OutputWindow``) in `HandlerRunner+Window.swift`.
+package final class HandlerRunner: @unchecked Sendable {
     /// Queue bounds.
-    struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// Video samples allowed to wait (2 s at 30 fps).
-        var video = 60
+        package var video = 60
         /// Raw frames allowed to wait: they are the capture pool's memory, shared with capture
         /// and every other handler, so a slow handler may hold only a few.
-        var rawVideo = 3
+        package var rawVideo = 3
         /// Audio samples allowed to wait (about 6 s of two 1024-frame AAC tracks).
-        var audio = 600
+        package var audio = 600
     }
 
-    private struct State {
+    /// What the runner knows of its handler, under ``state``: a queued handler's backlog, its
+    /// drop state and counts, and for every handler its end, error and published info.
+    struct State {
         var pendingVideo = 0
         var pendingAudio = 0
         var droppingVideoUntilKeyFrame = false
-        var ended = false
         var finishCalled = false
-        /// Set by ``finish(completion:)`` for a queue-owning handler: nothing more is called.
-        var closed = false
         var error: BroadcastError?
         var serviceInfo: [String: String] = [:]
         var stats = HandlerCounts()
+        /// The output window of a queued handler (a queue owner's is ``Direct/window``).
         var window: OutputWindow
     }
 
-    let name: String
+    /// What the calls to a queue-owning handler need, under ``direct``, the lock that serializes
+    /// them: a sample's admission and its call take that one lock.
+    struct Direct {
+        /// The queue owner's output window.
+        var window: OutputWindow
+        /// Set by ``finish(completion:)``: nothing more is called.
+        var closed = false
+    }
+
+    /// The name it was registered under ("file", "rtmp-2", …).
+    package let name: String
     let routes: Set<SampleRoute>
     /// The actions the handler performs (``BroadcastActionHandler``), read once at creation.
     let supportedActions: Set<String>
-    private let handler: any BroadcastSampleHandler  // touched on `queue` only, or under `direct`
+    let handler: any BroadcastSampleHandler  // touched on `queue` only, or under `direct`
     /// The handler, when it owns its queue (then `direct` serializes the calls to it).
-    private let queueOwner: (any QueueOwningHandler)?
-    private let direct = Mutex(())
-    private let queue: DispatchQueue
-    private let limits: Limits
-    private let state: Mutex<State>
+    let queueOwner: (any QueueOwningHandler)?
+    let direct: Mutex<Direct>
+    /// Set once the handler ended (an error) or was finished: nothing more is delivered. Read
+    /// without a lock on every sample.
+    let ended = Atomic<Bool>(false)
+    /// What a queue owner was given (its calls are counted without the state lock).
+    let directDelivered = Atomic<Int64>(0)
+    let directBytes = Atomic<Int64>(0)
+    /// Whether the output is paused on its own (from ``pauseOutput(at:)`` to ``resumeOutput(at:)``), for status.
+    let pausedAlone = Atomic<Bool>(false)
+    /// The runner's serial queue: every call to a queued handler, and a queue owner's `broadcastFinished`.
+    let queue: DispatchQueue
+    let limits: Limits
+    let state: Mutex<State>
     private let onEnded: @Sendable (HandlerRunner, BroadcastError) -> Void
     /// Called (on the publishing thread) when the handler publishes a new `state` service-info
     /// value ("connecting", "live", "reconnecting (attempt 2)", …), with everything it published.
@@ -65,7 +90,7 @@ final class HandlerRunner: @unchecked Sendable {
     /// `attachedAtNs`: the broadcast time the handler was attached to a running capture (its
     /// stream starts at the next key frame, shifted to zero: ``OutputWindow``); nil for a handler
     /// that starts with the capture.
-    init(name: String, handler: any BroadcastSampleHandler, routes: Set<SampleRoute>, limits: Limits = Limits(),
+    package init(name: String, handler: any BroadcastSampleHandler, routes: Set<SampleRoute>, limits: Limits = Limits(),
          attachedAtNs: Int64? = nil,
          onServiceState: (@Sendable (HandlerRunner, [String: String]) -> Void)? = nil,
          onEvent: (@Sendable (HandlerRunner, BroadcastEvent) -> Void)? = nil,
@@ -81,7 +106,9 @@ final class HandlerRunner: @unchecked Sendable {
         self.onEnded = onEnded
         self.queue = DispatchQueue(label: "recordkit.handler.\(name)", qos: .userInitiated)
         let hasVideo = routes.contains { $0.type == .video }
-        self.state = Mutex(State(window: attachedAtNs.map { .attached(at: $0, hasVideo: hasVideo) } ?? .fromStart(hasVideo: hasVideo)))
+        let window: OutputWindow = attachedAtNs.map { .attached(at: $0, hasVideo: hasVideo) } ?? .fromStart(hasVideo: hasVideo)
+        self.state = Mutex(State(window: window))
+        self.direct = Mutex(Direct(window: window))
     }
 
     /// Calls `broadcastStarted` synchronously on the handler's queue; rethrows its error.
@@ -90,156 +117,32 @@ final class HandlerRunner: @unchecked Sendable {
         try queue.sync { try handler.value.broadcastStarted(setupInfo: setupInfo, context: context) }
     }
 
-    /// Queues one sample (never blocks); applies the back-pressure policy.
-    func enqueue(_ incoming: SampleBuffer) {
-        if queueOwner != nil {
-            var offset: Int64 = 0
-            let admitted: Bool = state.withLock { s in
-                guard let o = s.window.admit(incoming) else { return false }
-                offset = o
-                return true
-            }
-            guard admitted else { return }
-            let sample = incoming.shifted(byNanoseconds: offset)
-            return callDirectly(counting: sample) { $0.processSampleBuffer(sample, with: sample.type) }
-        }
-        let isVideo = incoming.type == .video
-        var overrun = false
-        var shift: Int64 = 0
-        let accept: Bool = state.withLock { s in
-            if s.ended { return false }
-            guard let offset = s.window.admit(incoming) else { return false }
-            shift = offset
-            let sample = incoming
-            if isVideo {
-                if s.droppingVideoUntilKeyFrame, case .packet(let p) = sample.payload, !p.isKeyFrame {
-                    s.stats.droppedVideo += 1
-                    return false
-                }
-                let bound: Int
-                if case .pixels = sample.payload { bound = min(limits.video, limits.rawVideo) } else { bound = limits.video }
-                if s.pendingVideo >= bound {
-                    s.stats.droppedVideo += 1
-                    if case .packet = sample.payload { s.droppingVideoUntilKeyFrame = true }
-                    return false
-                }
-                s.droppingVideoUntilKeyFrame = false
-                s.pendingVideo += 1
-            } else {
-                if s.pendingAudio >= limits.audio { overrun = true; return false }
-                s.pendingAudio += 1
-            }
-            s.stats.queued = s.pendingVideo + s.pendingAudio
-            s.stats.queueHighWater = max(s.stats.queueHighWater, s.stats.queued)
-            return true
-        }
-        if overrun {
-            end(with: BroadcastError(.overrun, "handler '\(name)' fell more than \(limits.audio) audio buffers behind; "
-                + "it was ended rather than have audio dropped"))
-            return
-        }
-        guard accept else { return }
-        let sample = incoming.shifted(byNanoseconds: shift)
-        let handler = UncheckedHandler(self.handler)
-        queue.async { [self] in
-            let skip = state.withLock { $0.ended }
-            if !skip { handler.value.processSampleBuffer(sample, with: sample.type) }
-            state.withLock { s in
-                if isVideo { s.pendingVideo -= 1 } else { s.pendingAudio -= 1 }
-                s.stats.queued = s.pendingVideo + s.pendingAudio
-                if !skip {
-                    s.stats.delivered += 1
-                    s.stats.bytesDelivered += Int64(sample.byteCount)
-                }
-            }
-        }
+    /// Calls `broadcastStarted` synchronously with a context of the runner's own that announces
+    /// `formats` and `workingDirectory` and offers no recording controls (a handler run outside
+    /// a ``Recorder``: the benchmarks); rethrows the handler's error.
+    package func start(setupInfo: SetupInfo, formats: [SampleBufferType: FormatDescription], workingDirectory: String? = nil) throws {
+        try start(setupInfo: setupInfo, context: HandlerContext(runner: self, formats: formats, workingDirectory: workingDirectory))
     }
 
-    /// Pauses this output alone from broadcast time `atNs` (the others go on), and queues
-    /// `broadcastPaused()`; false when it was paused already.
-    func pauseOutput(at atNs: Int64) -> Bool {
-        let changed: Bool = state.withLock { s in
-            if s.window.isPaused { return false }
-            s.window.pause(at: atNs)
-            return true
-        }
-        if changed { paused() }
-        return changed
-    }
-
-    /// Resumes this output at the first key frame from broadcast time `atNs`, and queues
-    /// `broadcastResumed()`; false when it was not paused.
-    func resumeOutput(at atNs: Int64) -> Bool {
-        let changed: Bool = state.withLock { s in
-            if !s.window.isPaused { return false }
-            s.window.resume(at: atNs)
-            return true
-        }
-        if changed { resumed() }
-        return changed
-    }
-
-    /// Ends this output's stream at broadcast time `atNs` (before it is detached).
-    func cut(at atNs: Int64) { state.withLock { $0.window.cut(at: atNs) } }
-
-    /// Whether every stream of this output reached its cut (nothing of it is still in an encoder).
-    var hasPassedCut: Bool {
-        let types = Set(routes.map(\.type))
-        return state.withLock { $0.window.hasPassed(types) }
-    }
-
-    /// Whether the output waits for a key frame (attached or resumed a moment ago).
-    var awaitsKeyFrame: Bool { state.withLock { $0.window.awaitsKeyFrame } }
-
-    /// Queues `broadcastPaused()`.
-    func paused() { lifecycle { $0.broadcastPaused() } }
-
-    /// Queues `broadcastResumed()`.
-    func resumed() { lifecycle { $0.broadcastResumed() } }
-
-    /// Queues `broadcastAnnotated(_:)`.
-    func annotated(_ annotation: BroadcastAnnotation) { lifecycle { $0.broadcastAnnotated(annotation) } }
-
-    /// Queues `perform(action:…)` in order with the samples; `completion` gets the handler's
-    /// result, or an error when the handler ended or does not perform `action`.
-    func perform(action: String, arguments: [String: String],
-                 completion: @escaping @Sendable (Result<[String: String], BroadcastError>) -> Void) {
-        let handler = UncheckedHandler(handler)
-        let run: @Sendable () -> Void = { [self] in
-            guard !state.withLock({ $0.ended || $0.closed }), let performer = handler.value as? any BroadcastActionHandler else {
-                completion(.failure(BroadcastError(.internalError, "handler '\(name)' has ended; '\(action)' was not performed")))
-                return
-            }
-            performer.perform(action: action, arguments: arguments, completion: completion)
-        }
-        if queueOwner != nil { direct.withLock { _ in run() } } else { queue.async(execute: run) }
-    }
-
-    private func lifecycle(_ call: @escaping @Sendable (any BroadcastSampleHandler) -> Void) {
-        if queueOwner != nil { return callDirectly(call) }
-        let handler = UncheckedHandler(handler)
-        queue.async { [self] in
-            if !state.withLock({ $0.ended }) { call(handler.value) }
-        }
+    /// Queues one sample (never blocks); applies the back-pressure policy (a queue owner is
+    /// called at once instead: ``deliverDirectly(_:)``).
+    package func enqueue(_ incoming: SampleBuffer) {
+        if queueOwner != nil { deliverDirectly(incoming) } else { enqueueOnQueue(incoming) }
     }
 
     /// Ends this handler's broadcast with an error: nothing more is delivered; the pipeline is
     /// told once. `broadcastFinished()` still comes when the recording finishes it.
     func end(with error: BroadcastError) {
-        let first: Bool = state.withLock { s in
-            if s.ended { return false }
-            s.ended = true
-            s.error = error
-            return true
-        }
-        if first { onEnded(self, error) }
+        guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        state.withLock { $0.error = error }
+        onEnded(self, error)
     }
 
     /// Queues `broadcastFinished()` (once) and calls `completion` after it returned.
-    func finish(completion: @escaping @Sendable () -> Void) {
+    package func finish(completion: @escaping @Sendable () -> Void) {
         let handler = UncheckedHandler(handler)
         // A direct call in progress ends first; later ones see `closed` and call nothing.
-        if queueOwner != nil { direct.withLock { _ in state.withLock { $0.closed = true } } }
+        if queueOwner != nil { direct.withLock { $0.closed = true } }
         queue.async { [self] in
             let call: Bool = state.withLock { s in
                 if s.finishCalled { return false }
@@ -247,7 +150,7 @@ final class HandlerRunner: @unchecked Sendable {
                 return true
             }
             if call { handler.value.broadcastFinished() }
-            state.withLock { $0.ended = true }
+            ended.store(true, ordering: .releasing)
             completion()
         }
     }
@@ -267,11 +170,16 @@ final class HandlerRunner: @unchecked Sendable {
     func announce(_ event: BroadcastEvent) { onEvent?(self, event) }
 
     /// A snapshot for status output.
-    var snapshot: HandlerRunReport {
+    package var snapshot: HandlerRunReport {
         let owned = queueOwner?.queueCounts
+        // Not the window itself: a queue owner's is under `direct`, which a handler holds while it
+        // is called, and a handler may ask for the recording's status from inside a call.
+        let paused = pausedAlone.load(ordering: .relaxed)
         return state.withLock { s in
             var stats = s.stats
             if let owned {
+                stats.delivered = directDelivered.load(ordering: .relaxed)
+                stats.bytesDelivered = directBytes.load(ordering: .relaxed)
                 stats.droppedVideo = owned.droppedVideo
                 stats.droppedAudio = owned.droppedAudio
                 stats.queued = owned.queued
@@ -280,41 +188,16 @@ final class HandlerRunner: @unchecked Sendable {
             return HandlerRunReport(name: name,
                                    state: s.finishCalled && s.error == nil ? .finished : (s.error != nil ? .failed : .running),
                                    error: s.error?.message, serviceInfo: s.serviceInfo, statistics: stats,
-                                   paused: s.window.isPaused ? true : nil)
+                                   paused: paused ? true : nil)
         }
     }
 
-    /// Calls a queue-owning handler on this thread, serially with every other call to it;
-    /// nothing once it ended or finishing began. `counting`: the sample delivered by `call`.
-    private func callDirectly(counting sample: SampleBuffer? = nil, _ call: (any BroadcastSampleHandler) -> Void) {
-        direct.withLock { _ in
-            guard !state.withLock({ $0.ended || $0.closed }) else { return }
-            call(handler)
-            guard let sample else { return }
-            state.withLock { s in
-                s.stats.delivered += 1
-                s.stats.bytesDelivered += Int64(sample.byteCount)
-            }
-        }
+    /// The output window, under the lock that guards it (``Direct`` for a queue owner, ``State`` otherwise).
+    func withWindow<T: Sendable>(_ body: (inout OutputWindow) -> T) -> T {
+        if queueOwner != nil { return direct.withLock { body(&$0.window) } }
+        return state.withLock { body(&$0.window) }
     }
 
-    /// Whether the handler was ended by an error.
-    var isEnded: Bool { state.withLock { $0.ended } }
-}
-
-/// Carries a handler reference onto its own queue; the runner guarantees serial use.
-private struct UncheckedHandler: @unchecked Sendable {
-    let value: any BroadcastSampleHandler
-    init(_ value: any BroadcastSampleHandler) { self.value = value }
-}
-
-extension SampleBuffer {
-    /// Bytes of the payload.
-    var byteCount: Int {
-        switch payload {
-        case .pixels(let p): return p.buffer.count
-        case .pcm(let p): return p.buffer.count
-        case .packet(let p): return p.data.count
-        }
-    }
+    /// Whether the handler was ended by an error (or finished).
+    var isEnded: Bool { ended.load(ordering: .acquiring) }
 }

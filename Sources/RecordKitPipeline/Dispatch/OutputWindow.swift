@@ -12,6 +12,13 @@ import RecordKit
 /// the cut is its own, and ``hasPassed(_:)`` says when each stream reached it (then nothing
 /// the output should have is still in an encoder).
 ///
+/// Raw PCM is numbered on the output's own count too (``PCMData/startFrame``: the frames
+/// delivered to this output on that track before): an output attached to a running capture
+/// gets 0 for its first block, as an output that started with the capture does, and after a
+/// pause of its own the count goes on where it stopped, so consecutive blocks stay contiguous
+/// (paused spans excluded), as the SDK promises. The capture's count would give an attached
+/// consumer frame numbers from before it existed, and a gap at every resume of its own.
+///
 /// A value type, used under its ``HandlerRunner``'s lock.
 struct OutputWindow: Sendable {
     /// Whether the output has a video stream: then a key frame starts it, else any sample does.
@@ -32,6 +39,35 @@ struct OutputWindow: Sendable {
     /// duration, the latest of any stream. A resumed stretch continues from here, so decode
     /// times never go back (an encoder with B-frames decodes its key frame before showing it).
     private var deliveredEndNs: Int64 = .min
+    /// Counts the stretches (a stretch starts at the attach and at each resume): a PCM track
+    /// re-bases its frame numbers at its first block of each stretch.
+    private var stretch = 0
+    /// Per raw PCM track: the output's own frame count and how it maps the capture's.
+    private var pcmCounts: [SampleBufferType: PCMCount] = [:]
+
+    private struct PCMCount {
+        /// The output's own number of the next frame (frames delivered so far).
+        var next: Int64 = 0
+        /// Subtracted from the capture's frame numbers in ``stretch``.
+        var shift: Int64 = 0
+        var stretch = -1
+    }
+
+    /// Where a sample goes on the output's own time: ``apply(to:)`` makes the sample the output gets.
+    struct Placement: Sendable {
+        /// Subtracted from the sample's times.
+        let offsetNs: Int64
+        /// Subtracted from a PCM sample's ``PCMData/startFrame`` (0 for other samples).
+        let frameShift: Int64
+
+        /// `sample` on the output's time: shifted (``SampleBuffer/shifted(byNanoseconds:)``),
+        /// PCM renumbered. The same instance when nothing moves (zero copy).
+        func apply(to sample: SampleBuffer) -> SampleBuffer {
+            let moved = sample.shifted(byNanoseconds: offsetNs)
+            guard frameShift != 0, case .pcm(let pcm) = sample.payload else { return moved }
+            return moved.replacing(payload: .pcm(PCMData(buffer: pcm.buffer, frameCount: pcm.frameCount, startFrame: pcm.startFrame - frameShift)))
+        }
+    }
 
     /// An output that was there when capture started: every sample, unshifted.
     static func fromStart(hasVideo: Bool) -> OutputWindow {
@@ -56,10 +92,22 @@ struct OutputWindow: Sendable {
     var awaitsKeyFrame: Bool { startNs == nil || resumeFromNs != nil }
 
     /// The shift for `sample` when it is the output's, or nil when it is not (dropped, not counted).
-    mutating func admit(_ sample: SampleBuffer) -> Int64? {
+    mutating func admit(_ sample: SampleBuffer) -> Int64? { placement(of: sample)?.offsetNs }
+
+    /// Where `sample` goes on the output's time when it is the output's, or nil when it is not
+    /// (dropped, not counted). Cheap: the caller applies it (``Placement/apply(to:)``) outside its lock.
+    mutating func placement(of sample: SampleBuffer) -> Placement? {
         guard let offset = place(sample) else { return nil }
         deliveredEndNs = max(deliveredEndNs, sample.timelineTime.nanoseconds - offset + sample.duration.nanoseconds)
-        return offset
+        guard case .pcm(let pcm) = sample.payload else { return Placement(offsetNs: offset, frameShift: 0) }
+        var count = pcmCounts[sample.type] ?? PCMCount()
+        if count.stretch != stretch {
+            count.shift = pcm.startFrame - count.next
+            count.stretch = stretch
+        }
+        count.next = max(count.next, pcm.startFrame - count.shift + Int64(pcm.frameCount))
+        pcmCounts[sample.type] = count
+        return Placement(offsetNs: offset, frameShift: count.shift)
     }
 
     private mutating func place(_ sample: SampleBuffer) -> Int64? {
@@ -75,6 +123,7 @@ struct OutputWindow: Sendable {
             let decodeNs = sample.timelineTime.nanoseconds
             offsetNs = startNs == nil || deliveredEndNs == .min ? pts : decodeNs - deliveredEndNs
             startNs = pts
+            stretch += 1
             pausedAtNs = nil
             resumeFromNs = nil
             return offsetNs
@@ -83,6 +132,7 @@ struct OutputWindow: Sendable {
             guard pts >= waitFromNs, opensStretch(sample) else { return nil }
             startNs = pts
             offsetNs = pts
+            stretch += 1
             return offsetNs
         }
         return pts >= start ? offsetNs : nil

@@ -1,33 +1,69 @@
 import Dispatch
 import RecordKit
 import RecordKitMedia
+import Synchronization
 
-/// One shared AAC encoder for one audio track and one distinct ``AudioEncoderSettings``, on a
-/// serial queue of its own. Audio is never dropped here.
+/// One shared AAC (or Opus) encoder for one distinct PCM input and one distinct
+/// ``AudioEncoderSettings``, on a serial queue of its own. Audio is never dropped here.
+///
+/// Its packets go to every route it feeds: its own, and any route whose PCM is the very same
+/// (with exactly one audio track recording, the "mixed" track is that track, relabelled), each
+/// packet relabelled with that route's type. Routes join while it runs (an output attached
+/// later) and leave (an output detached); the stage is finished once it feeds none.
 final class AudioEncodeStage: @unchecked Sendable {
+    /// The route whose PCM feeds the encoder (its sink in the ``AudioGraph`` is registered under it).
     let route: SampleRoute
     private let encoder: AudioEncoder
     private let queue: DispatchQueue
     private var failed = false  // on `queue` only
-    private let onPacket: @Sendable (SampleBuffer) -> Void
-    private let onError: @Sendable (MediaError) -> Void
+    private let feeds: Mutex<[SampleRoute]>
+    private let onPacket: @Sendable (SampleBuffer, SampleRoute) -> Void
+    private let onError: @Sendable (MediaError, SampleRoute) -> Void
 
+    /// An encoder of the `type` track's PCM with `settings`; it feeds its own route until told
+    /// otherwise. `onPacket` gets each packet once per route fed (already relabelled for it),
+    /// `onError` a failure once per route fed; both on the stage's queue.
     init(type: SampleBufferType, settings: AudioEncoderSettings, id: String,
-         onPacket: @escaping @Sendable (SampleBuffer) -> Void, onError: @escaping @Sendable (MediaError) -> Void) throws(MediaError) {
-        self.route = .audio(type, .encoded(settings))
+         onPacket: @escaping @Sendable (SampleBuffer, SampleRoute) -> Void,
+         onError: @escaping @Sendable (MediaError, SampleRoute) -> Void) throws(MediaError) {
+        let route = SampleRoute.audio(type, .encoded(settings))
+        self.route = route
         self.encoder = try AudioEncoder(settings: settings, type: type, id: id)
         self.queue = DispatchQueue(label: "recordkit.encode.\(id)", qos: .userInteractive)
+        self.feeds = Mutex([route])
         self.onPacket = onPacket
         self.onError = onError
+    }
+
+    /// The settings of the encode.
+    var settings: AudioEncoderSettings? {
+        if case .audio(_, .encoded(let settings)) = route { return settings }
+        return nil
+    }
+
+    /// The routes its packets go to now.
+    var fedRoutes: [SampleRoute] { feeds.withLock { $0 } }
+
+    /// Feeds `route` too (same PCM, same settings, another type): from the next packet on.
+    func feed(_ route: SampleRoute) {
+        feeds.withLock { if !$0.contains(route) { $0.append(route) } }
+    }
+
+    /// Stops feeding `routes`; true when the stage feeds nothing any more (then finish it).
+    func stopFeeding(_ routes: Set<SampleRoute>) -> Bool {
+        feeds.withLock { f in
+            f.removeAll { routes.contains($0) }
+            return f.isEmpty
+        }
     }
 
     /// Queues one PCM block of the track.
     func submit(_ block: SampleBuffer) {
         queue.async { [self] in
             guard !failed else { return }
-            do throws(MediaError) { try encoder.encode(block, emit: onPacket) } catch {
+            do throws(MediaError) { try encoder.encode(block, emit: emit) } catch {
                 failed = true
-                onError(error)
+                for route in fedRoutes { onError(error, route) }
             }
         }
     }
@@ -39,7 +75,13 @@ final class AudioEncodeStage: @unchecked Sendable {
     func finish() {
         queue.sync {
             guard !failed else { return }
-            do throws(MediaError) { try encoder.finish(emit: onPacket) } catch { onError(error) }
+            do throws(MediaError) { try encoder.finish(emit: emit) } catch {
+                for route in fedRoutes { onError(error, route) }
+            }
         }
+    }
+
+    private func emit(_ packet: SampleBuffer) {
+        for route in fedRoutes { onPacket(route.type == packet.type ? packet : packet.replacing(type: route.type), route) }
     }
 }

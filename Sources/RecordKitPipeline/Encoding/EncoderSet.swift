@@ -9,9 +9,9 @@ struct EncoderSet {
     /// The format of every route.
     let formats: [SampleRoute: FormatDescription]
     let videoStages: [VideoEncodeStage]
+    /// One per distinct PCM input and settings; a stage may feed more routes than its own
+    /// (``AudioEncodeStage/fedRoutes``: the "mixed" route when one audio track records).
     let audioStages: [AudioEncodeStage]
-    /// Each track route whose encoder also feeds the "mixed" route (one audio track records), and that mixed route.
-    let mixedAliases: [SampleRoute: SampleRoute]
     private let rawVideo: [SampleRoute]
     private let rawAudio: [SampleRoute]
     private let slot: DispatcherSlot
@@ -55,21 +55,15 @@ struct EncoderSet {
                 rawVideo.append(route)
                 formats[route] = .video(VideoFormat(width: capture.width, height: capture.height, pixelFormat: pixelFormat))
             case .audio(let type, .encoded(let settings)):
-                let mixed = mixedAliases[route]
                 do {
-                    let stage = try AudioEncodeStage(
-                        type: type, settings: settings, id: "\(settings.codec.rawValue)-\(type.rawValue)-\(index)",
-                        onPacket: { packet in
-                            slot.push(packet, on: route)
-                            if let mixed { slot.push(packet.replacing(type: .audioMixed), on: mixed) }
-                        },
-                        onError: { message in
-                            onRouteFailed(route, message.message)
-                            if let mixed { onRouteFailed(mixed, message.message) }
-                        })
+                    let stage = try audioStage(type: type, settings: settings, id: "\(settings.codec.rawValue)-\(type.rawValue)-\(index)",
+                                               slot: slot, onRouteFailed: onRouteFailed)
                     audioStages.append(stage)
                     formats[route] = .encoded(stage.format)
-                    if let mixed { formats[mixed] = .encoded(stage.format) }
+                    if let mixed = mixedAliases[route] {
+                        stage.feed(mixed)
+                        formats[mixed] = .encoded(stage.format)
+                    }
                 } catch { throw RecorderError(.failed, "cannot open the audio encoder: \(error.message)") }
             case .audio(_, .raw):
                 rawAudio.append(route)
@@ -78,8 +72,16 @@ struct EncoderSet {
                 break
             }
         }
-        return EncoderSet(formats: formats, videoStages: videoStages, audioStages: audioStages, mixedAliases: mixedAliases, rawVideo: rawVideo,
+        return EncoderSet(formats: formats, videoStages: videoStages, audioStages: audioStages, rawVideo: rawVideo,
                           rawAudio: rawAudio, slot: slot, frameRate: frameRate)
+    }
+
+    /// An audio encoder stage whose packets go to the dispatcher on each route it feeds.
+    private static func audioStage(type: SampleBufferType, settings: AudioEncoderSettings, id: String, slot: DispatcherSlot,
+                                   onRouteFailed: @escaping @Sendable (SampleRoute, String) -> Void) throws(MediaError) -> AudioEncodeStage {
+        try AudioEncodeStage(type: type, settings: settings, id: id,
+                             onPacket: { packet, route in slot.push(packet, on: route) },
+                             onError: { error, route in onRouteFailed(route, error.message) })
     }
 
     /// For each encoded track route whose PCM is the whole "mixed" track (exactly one audio
@@ -118,7 +120,7 @@ struct EncoderSet {
     /// Where finished PCM blocks of each audio type go, for the audio routes in `wanted`.
     func audioSinks(for wanted: Set<SampleRoute>) -> AudioGraph.Sinks {
         var sinks: AudioGraph.Sinks = [:]
-        for stage in audioStages where wanted.contains(stage.route) || mixedAliases[stage.route].map(wanted.contains) == true {
+        for stage in audioStages where stage.fedRoutes.contains(where: wanted.contains) {
             sinks[stage.route.type, default: []].append((stage.route, { stage.submit($0) }))
         }
         let slot = self.slot

@@ -38,8 +38,8 @@ extension Recorder {
 
     /// Detaches the output named `name`: its stream ends now (what its encoders still hold up to
     /// now is delivered first: a wait of about the encoders' delay, at most 10 s and a key frame
-    /// interval), it gets `broadcastFinished` (after
-    /// being told it is discarded, with `discard`), and encoders no other output uses stop.
+    /// interval; none with `discard`), it gets `broadcastFinished` (after being told it is
+    /// discarded, with `discard`: it deletes what it wrote), and encoders no other output uses stop.
     /// Returns its final snapshot and the broadcast time (seconds) it ended at. Throws
     /// `badArgument` for an unknown name and `invalidState` for the last output (stop the recording instead).
     package func detach(_ name: String, discard: Bool = false) throws(RecorderError) -> (report: HandlerRunReport, endSeconds: Double) {
@@ -99,11 +99,15 @@ extension Recorder {
         // "Same as stream": a sharing output takes the video settings of the first output that does not share.
         let input = VideoEncodeSharing.apply(to: outputInputs.withLock { $0.map(\.input) } + [registration.handler.input]).last!
         let routes = Set(SampleRoute.routes(for: input, available: available))
-        let fresh = routes.subtracting(graph.formats.keys)
+        // Routes nobody takes yet: a running encoder of the same PCM and settings feeds them too
+        // (one AAC encode per distinct input); the others get encoders of their own.
+        let shared = graph.sharedAudioStages(for: routes.subtracting(graph.formats.keys))
+        let fresh = routes.subtracting(graph.formats.keys).subtracting(shared.keys)
         let opened = fresh.isEmpty ? nil : try graph.encoderOpener.open(fresh, live: !input.toleratesEncoderDelay)
         let atNs = timeline.now(MonotonicClock.nanoseconds())
         let runner = attachedRunner(registration, routes: routes, atNs: atNs)
         var all = graph.formats
+        for (route, stage) in shared { all[route] = .encoded(stage.format) }
         if let opened { all.merge(opened.encoders.formats) { _, new in new } }
         var formats: [SampleBufferType: FormatDescription] = [:]
         for route in routes { formats[route.type] = all[route] }
@@ -121,7 +125,7 @@ extension Recorder {
         }
         // The runner first, then the new encoders' sinks: their first packets (key frames) reach it.
         graph.dispatcher.add(runner, longerHolds: opened?.longerHolds ?? [:], shorterHolds: opened?.shorterHolds ?? [:])
-        graph.add(context: context, encoders: opened?.encoders, routes: fresh)
+        graph.add(context: context, encoders: opened?.encoders, routes: fresh, shared: shared)
         outputInputs.withLock { $0.append((registration.name, input)) }
         requestKeyFrames(for: runner, atOrAfter: atNs)
         return (runner, atNs)
@@ -141,7 +145,8 @@ extension Recorder {
         // now is in it: an encoder's look-ahead (about half a second), a spliced stream's GOP.
         // Bounded (10 s and a key frame interval: an encoder behind on a loaded machine catches
         // up well within it): a paused capture produces nothing, a failed encoder nothing more.
-        if state == .recording {
+        // A discarded output waits for nothing: what its encoders still hold would be deleted.
+        if state == .recording, !discard {
             let holds = runner.routes.compactMap { route -> Double? in
                 guard case .video(.encoded(let settings)) = route else { return nil }
                 return settings.keyFrameIntervalSeconds

@@ -18,8 +18,12 @@ import Synchronization
 /// and encoding run on threads and serial queues of their own, never on Swift's cooperative
 /// pool. `onEvent` is called on the control queue for every state transition and handler
 /// failure; it must return quickly and must not call back into the recorder synchronously.
+///
+/// The parts of the type: pause and resume in `Recorder+PauseResume.swift`, stop and discard in
+/// `Recorder+Stop.swift`, handler and encoder failures in `Recorder+Failures.swift`, the status
+/// snapshot in `Recorder+Status.swift`; outputs that come and go in `Recorder+Attach.swift`.
 package final class Recorder: @unchecked Sendable {
-    private let configuration: RecordingConfiguration
+    let configuration: RecordingConfiguration
     private let registrations: [HandlerRegistration]
     let onEvent: @Sendable (RecorderEvent) -> Void
     let control = DispatchQueue(label: "recordkit.recorder.control")
@@ -30,15 +34,17 @@ package final class Recorder: @unchecked Sendable {
 
     /// Everything status reads, under one lock; written on the control queue (and `startNs`
     /// by the first frame).
-    private let shared = Mutex(Shared())
-    private struct Shared {
+    let shared = Mutex(Shared())
+    /// What ``shared`` guards.
+    struct Shared {
         var lifecycle = RecorderLifecycle()
         var graph: RecordingGraph?
         var warnings: [String] = []
         var startNs: UInt64 = 0
         var endNs: UInt64?
     }
-    private var pauser: BackgroundPauser?  // control queue only
+    /// Pauses while the recorded window is in the background (control queue only).
+    var pauser: BackgroundPauser?  // control queue only
     /// The input of every output attached now, by name, in the order they came (the first
     /// non-sharing one leads the "same as stream" video sharing of outputs attached later).
     let outputInputs: Mutex<[(name: String, input: HandlerInput)]>
@@ -149,139 +155,6 @@ package final class Recorder: @unchecked Sendable {
         }
     }
 
-    // MARK: Pause and resume
-
-    /// Pauses at the user's request: nothing captured from now on reaches a handler; handlers
-    /// get `broadcastPaused()`. Pausing a recording the background already paused makes the
-    /// pause the user's too (it outlasts the background).
-    package func pause(reason: String = "user") throws(RecorderError) {
-        try onControl { () throws(RecorderError) in
-            let effect = try shared.withLock { s throws(RecorderError) in try s.lifecycle.userPause() }
-            apply(effect, reason: reason)
-        }
-    }
-
-    /// Resumes after ``pause(reason:)``; broadcast time goes on where it stopped. Throws while
-    /// the background holds the pause (the recording resumes by itself when that ends).
-    package func resume(reason: String = "user") throws(RecorderError) {
-        try onControl { () throws(RecorderError) in
-            let effect = try shared.withLock { s throws(RecorderError) in try s.lifecycle.userResume() }
-            apply(effect, reason: reason)
-        }
-    }
-
-    private func backgroundChanged(_ change: BackgroundChange) {
-        control.async { [self] in
-            switch change {
-            case .background(let reason):
-                apply(shared.withLock { $0.lifecycle.background(reason.description) }, reason: reason.description)
-            case .foreground(let previous):
-                apply(shared.withLock { $0.lifecycle.foreground() }, reason: "\(previous.description) ended")
-            case .windowDestroyed:
-                break  // The capture notices too and finishes the recording with that reason.
-            }
-        }
-    }
-
-    /// Carries out a pause or resume the lifecycle decided (control queue).
-    private func apply(_ effect: RecorderLifecycle.Effect, reason: String) {
-        let graph = shared.withLock { $0.graph }
-        switch effect {
-        case .none:
-            return
-        case .paused:
-            timeline.pause(at: MonotonicClock.nanoseconds())
-            graph?.dispatcher.paused()
-            emit(state: .paused, reason: reason)
-        case .resumed:
-            timeline.resume(at: MonotonicClock.nanoseconds())
-            graph?.dispatcher.resumed()
-            emit(state: .recording, reason: reason)
-        }
-    }
-
-    // MARK: Stop and discard
-
-    /// Stops capture, drains encoders, finalizes every handler and returns their snapshots
-    /// (each handler's `serviceInfo["path"]` says where its result is). Blocks until done.
-    @discardableResult
-    package func stop(reason: String = "user") -> [HandlerRunReport] {
-        control.sync { finishOnControlQueue(discard: false, reason: reason) }
-    }
-
-    /// Stops and tells every handler to delete what it wrote; returns their snapshots.
-    @discardableResult
-    package func discard(reason: String = "user") -> [HandlerRunReport] {
-        control.sync { finishOnControlQueue(discard: true, reason: reason) }
-    }
-
-    private func stopAsync(reason: String, failed: Bool = false) {
-        control.async { [self] in _ = finishOnControlQueue(discard: false, reason: reason, failed: failed) }
-    }
-
-    private func finishOnControlQueue(discard: Bool, reason: String, failed: Bool = false) -> [HandlerRunReport] {
-        guard let graph = shared.withLock({ $0.graph }) else { return [] }
-        guard transition(to: .finishing, reason: reason) else { return graph.dispatcher.runners.map(\.snapshot) }
-        pauser?.stop()
-        pauser = nil
-        // Freeze broadcast time at this instant: whatever is captured from now on is cut, so the
-        // output ends exactly here (video and audio alike).
-        let endNs = MonotonicClock.nanoseconds()
-        timeline.pause(at: endNs)
-        shared.withLock { $0.endNs = endNs }
-        graph.finish(at: timeline.now(endNs), discarding: discard)
-        transition(to: discard ? .discarded : (failed ? .failed : .finished), reason: reason)
-        return graph.dispatcher.runners.map(\.snapshot)
-    }
-
-    // MARK: Failures
-
-    private func handlerEnded(_ runner: HandlerRunner, _ error: BroadcastError) {
-        control.async { [self] in
-            let state = self.state
-            onEvent(RecorderEvent(state: state, reason: "handler '\(runner.name)' failed: \(error.message)",
-                                  time: broadcastSeconds(), handler: runner.name))
-            guard state == .recording || state == .paused, let runners = shared.withLock({ $0.graph?.dispatcher.runners }) else { return }
-            if runners.allSatisfy(\.isEnded) {
-                _ = finishOnControlQueue(discard: false, reason: "every handler failed; last: \(error.message)", failed: true)
-            }
-        }
-    }
-
-    /// A handler's published `state` changed (an endpoint connecting, live, reconnecting, gave
-    /// up): an event, so watchers see it without polling status.
-    private func handlerServiceState(_ runner: HandlerRunner, _ info: [String: String]) {
-        onEvent(HandlerStateEvent.make(runner: runner.name, info: info, recording: state, time: broadcastSeconds()))
-    }
-
-    /// A handler sent an event (a file part finalized): passed on with its kind and path.
-    private func handlerSentEvent(_ runner: HandlerRunner, _ event: BroadcastEvent) {
-        onEvent(RecorderEvent(state: state, reason: runner.name + ": " + event.message, time: broadcastSeconds(),
-                              handler: runner.name, kind: event.kind, path: event.path))
-    }
-
-    private func routeFailed(_ route: SampleRoute, _ message: String) {
-        for runner in shared.withLock({ $0.graph?.dispatcher.runners }) ?? [] where runner.routes.contains(route) {
-            runner.end(with: BroadcastError(.internalError, "encoder for \(route) failed: \(message)"))
-        }
-    }
-
-    // MARK: Status
-
-    /// A snapshot of the recording, taken under the recorder's lock (never waits for a
-    /// lifecycle change in progress). The pipeline's own value: the service translates it.
-    package var status: RecordingSnapshot {
-        let (lifecycle, graph, warnings, startNs, endNs) = shared.withLock { ($0.lifecycle, $0.graph, $0.warnings, $0.startNs, $0.endNs) }
-        let now = endNs ?? MonotonicClock.nanoseconds()
-        let capture = graph?.captureSnapshot(now: now, startNs: startNs, frameRateMode: configuration.screen.frameRateMode) ?? CaptureSnapshot()
-        return RecordingSnapshot(
-            state: lifecycle.state, pauseReason: lifecycle.pauseReason,
-            recordedSeconds: startNs == 0 ? 0 : Double(timeline.now(now)) / 1e9,
-            pausedSeconds: Double(timeline.pausedTime(now: now)) / 1e9,
-            capture: capture, handlers: graph?.dispatcher.runners.map(\.snapshot) ?? [],
-            warnings: warnings, videoEncoders: graph?.videoStages.count ?? 0, audioEncoders: graph?.audioStages.count ?? 0)
-    }
-
     // MARK: Helpers
 
     /// Runs `body` on the control queue and rethrows its error.
@@ -294,23 +167,25 @@ package final class Recorder: @unchecked Sendable {
 
     /// Moves the lifecycle to `next` and emits the event; false when the move is not allowed.
     @discardableResult
-    private func transition(to next: RecorderState, reason: String) -> Bool {
+    func transition(to next: RecorderState, reason: String) -> Bool {
         guard shared.withLock({ $0.lifecycle.move(to: next) }) else { return false }
         emit(state: next, reason: reason)
         return true
     }
 
-    private func emit(state: RecorderState, reason: String) {
+    /// Sends a state event with the broadcast time now.
+    func emit(state: RecorderState, reason: String) {
         onEvent(RecorderEvent(state: state, reason: reason, time: broadcastSeconds()))
     }
 
-    private func broadcastSeconds() -> Double {
+    /// The broadcast time now, in seconds (0 before the first frame).
+    func broadcastSeconds() -> Double {
         shared.withLock { $0.startNs } == 0 ? 0 : Double(timeline.now(MonotonicClock.nanoseconds())) / 1e9
     }
 
     /// Adds a warning to the status; a `live` one (while recording) is also an event, of `kind`
     /// when given (``RecorderEvent/overloadKind``: frames are being dropped, the recording is otherwise whole).
-    private func warn(_ message: String, live: Bool = false, kind: String? = nil) {
+    func warn(_ message: String, live: Bool = false, kind: String? = nil) {
         shared.withLock { $0.warnings.append(message) }
         if live { onEvent(RecorderEvent(state: state, reason: message, time: broadcastSeconds(), isWarning: true, kind: kind)) }
     }

@@ -33,9 +33,8 @@ final class RecordingGraph: @unchecked Sendable {
     /// The encoders, handler contexts and video sinks of the outputs attached now.
     struct Parts {
         var videoStages: [VideoEncodeStage]
+        /// Each may feed more routes than its own (``AudioEncodeStage/fedRoutes``).
         var audioStages: [AudioEncodeStage]
-        /// Each track route whose encoder also feeds a "mixed" route (one audio track records).
-        var mixedAliases: [SampleRoute: SampleRoute]
         var contexts: [HandlerContext]
         /// Where each raw or encoded video frame goes (one entry per distinct video route).
         var videoSinks: [SampleRoute: VideoSink] { didSet { sinkList = Array(videoSinks.values) } }
@@ -76,15 +75,37 @@ final class RecordingGraph: @unchecked Sendable {
     /// The contexts of the handlers attached now.
     var contexts: [HandlerContext] { parts.withLock { $0.contexts } }
 
-    /// Adds what an attached output brought: its context, and the encoders and sinks of routes it is the first to want.
-    func add(context: HandlerContext, encoders: EncoderSet?, routes: Set<SampleRoute>) {
+    /// The running audio encoders that can feed some of `routes` as they run: with exactly one
+    /// audio track, the track and the "mixed" track are the same PCM, so an encoded route of
+    /// either shares an encoder of the other with equal settings (one encode per distinct input,
+    /// as at start). By route.
+    func sharedAudioStages(for routes: Set<SampleRoute>) -> [SampleRoute: AudioEncodeStage] {
+        guard audioTracks.count == 1, let track = audioTracks.first else { return [:] }
+        let stages = audioStages
+        var shared: [SampleRoute: AudioEncodeStage] = [:]
+        for route in routes {
+            guard case .audio(let type, .encoded(let settings)) = route, type == track || type == .audioMixed else { continue }
+            shared[route] = stages.first { stage in
+                guard stage.settings == settings, case .audio(let running, _) = stage.route else { return false }
+                return running == track || running == .audioMixed
+            }
+        }
+        return shared
+    }
+
+    /// Adds what an attached output brought: its context, the encoders and sinks of routes it is
+    /// the first to want, and the routes running encoders feed for it too (`shared`).
+    func add(context: HandlerContext, encoders: EncoderSet?, routes: Set<SampleRoute>, shared: [SampleRoute: AudioEncodeStage] = [:]) {
         parts.withLock { p in
             p.contexts.append(context)
+            for (route, stage) in shared {
+                stage.feed(route)
+                p.formats[route] = .encoded(stage.format)
+            }
             guard let encoders else { return }
             p.formats.merge(encoders.formats) { _, new in new }
             p.videoStages += encoders.videoStages
             p.audioStages += encoders.audioStages
-            p.mixedAliases.merge(encoders.mixedAliases) { _, new in new }
             p.videoSinks.merge(encoders.videoSinks(for: routes)) { _, new in new }
         }
         if let encoders { audioGraph.addSinks(encoders.audioSinks(for: routes)) }
@@ -101,10 +122,8 @@ final class RecordingGraph: @unchecked Sendable {
                 p.formats[route] = nil
             }
             let video = p.videoStages.filter { routes.contains($0.route) }
-            let aliases = p.mixedAliases
-            let audio = p.audioStages.filter { stage in
-                routes.contains(stage.route) && aliases[stage.route].map(routes.contains) != false
-            }
+            // An audio encoder goes once it feeds no route (it may feed a route other than its own).
+            let audio = p.audioStages.filter { $0.stopFeeding(routes) }
             p.videoStages.removeAll { stage in video.contains { $0 === stage } }
             p.audioStages.removeAll { stage in audio.contains { $0 === stage } }
             return (video, audio)

@@ -128,8 +128,8 @@ struct RecordingGraphBuilder {
                                    onRouteFailed: onRouteFailed, onOverload: onOverload)
         let parts = RecordingGraph.Parts(
             videoStages: encoders.videoStages.filter { wanted.contains($0.route) },
-            audioStages: encoders.audioStages.filter { wanted.contains($0.route) || encoders.mixedAliases[$0.route].map(wanted.contains) == true },
-            mixedAliases: encoders.mixedAliases, contexts: contexts, videoSinks: encoders.videoSinks(for: wanted),
+            audioStages: encoders.audioStages.filter { $0.fedRoutes.contains(where: wanted.contains) },
+            contexts: contexts, videoSinks: encoders.videoSinks(for: wanted),
             formats: encoders.formats)
         return RecordingGraph(capture: capture, camera: capture as? CameraOverlaySource, audio: audio, audioTracks: audioTypes, audioGraph: audioGraph,
                               dispatcher: dispatcher, encoderOpener: opener, parts: parts)

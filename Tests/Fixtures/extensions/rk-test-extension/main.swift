@@ -2,7 +2,8 @@
 // one program, its behaviour chosen by the setup key `mode`, its input read from its own
 // manifest (so one binary serves manifests that ask for different input).
 //
-//   mode=log      log every call's entry and exit to `log` (default); `delayMs` sleeps in each call
+//   mode=log      log every call's entry and exit to `log` (default; PCM with its frame numbers);
+//                 `delayMs` sleeps in each call
 //   mode=touch    read one byte per 4 KiB page of every frame (the delivery benchmark)
 //   mode=crash    dereference a bad pointer at sample `after`   → SIGSEGV
 //   mode=hang     sleep forever at sample `after`
@@ -39,7 +40,10 @@ final class FixtureHandler: BroadcastSampleHandler {
     }
 
     func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
-        write("enter sample \(type.rawValue) \(sampleBuffer.timelineTime.nanoseconds) \(bytes(of: sampleBuffer).count)")
+        // PCM adds its frame numbers: `frame START COUNT`.
+        var pcm = ""
+        if case .pcm(let p) = sampleBuffer.payload { pcm = " frame \(p.startFrame) \(p.frameCount)" }
+        write("enter sample \(type.rawValue) \(sampleBuffer.timelineTime.nanoseconds) \(bytes(of: sampleBuffer).count)" + pcm)
         samples += 1
         if samples >= after { misbehave() }
         if mode == "touch" {
