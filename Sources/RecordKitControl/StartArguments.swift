@@ -70,5 +70,7 @@ package struct StartArguments: Codable, Sendable, Equatable {
         uploadReplays = try c.decodeIfPresent(UploadOptions.self, forKey: .uploadReplays)
         onSaved = try c.decodeIfPresent([String].self, forKey: .onSaved) ?? d.onSaved
         hookTimeout = try c.decodeIfPresent(Double.self, forKey: .hookTimeout)
+        // An older client's capture fields, as the options they are now (a type mismatch is malformed, as before).
+        outputOptions = try StartArgumentsLegacyField.words(in: decoder) + outputOptions
     }
 }

@@ -43,7 +43,7 @@ package final class VideoEncoder: @unchecked Sendable {
     private var converter: FrameScaler?  // used by convert(...) only, which may run beside encode
     /// Memory of converted pictures, reused: a fresh 3 MB allocation per 1080p picture cost
     /// hundreds of page faults (and the kernel zeroing them) each time.
-    private let picturePool: OpaquePointer
+    private let picturePool: PicturePool
     private var lastKeyPts = Int64.min / 2  // the encode side only
     /// The decode time of the last packet emitted, across restarts (the encode side only).
     private var lastDts = Int64.min
@@ -108,7 +108,7 @@ package final class VideoEncoder: @unchecked Sendable {
             throw MediaError("video encoder \(id): allocating a \(width)x\(height) yuv420p frame", code: allocated)
         }
 
-        guard let picturePool = av_buffer_pool_init(shim_yuv420p_pool_size(Int32(width), Int32(height)), nil) else {
+        guard let picturePool = PicturePool(width: width, height: height) else {
             var owned: UnsafeMutablePointer<AVFrame>? = frame
             av_frame_free(&owned)
             throw MediaError("video encoder \(id): allocating a picture pool", code: shim_averror(ENOMEM))
@@ -176,7 +176,7 @@ package final class VideoEncoder: @unchecked Sendable {
         target.pointee.format = frame.pointee.format
         target.pointee.width = frame.pointee.width
         target.pointee.height = frame.pointee.height
-        let allocated = shim_yuv420p_frame_from_pool(target, picturePool)
+        let allocated = picturePool.attachBuffer(to: target)
         if allocated < 0 { throw MediaError("video encoder \(id): allocating a \(outputWidth)x\(outputHeight) picture", code: allocated) }
         try converter.scale(pixels, bytesPerRow: bytesPerRow, into: target)
         return picture
@@ -264,7 +264,5 @@ package final class VideoEncoder: @unchecked Sendable {
     deinit {
         var owned: UnsafeMutablePointer<AVFrame>? = frame
         av_frame_free(&owned)
-        var pool: OpaquePointer? = picturePool
-        av_buffer_pool_uninit(&pool)  // pictures still out keep the pool's memory until they go
     }
 }

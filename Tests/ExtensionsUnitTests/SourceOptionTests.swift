@@ -174,6 +174,26 @@ final class SourceOptionTests: XCTestCase {
         XCTAssertEqual(received.withLock { $0 }, ["colour": "red"], "the factory got its own settings")
     }
 
+    /// A client of the older protocol sends the capture options as `start` fields: they become
+    /// the same options as typed, before the client's own words, and resolve as before.
+    func testAnOlderClientsCaptureFieldsBecomeTheirOptions() throws {
+        let json = #"{"region": "320x240+0+0", "noCursor": false, "noMic": true, "frameRateMode": "constant", "camera": "", "monitor": null, "outputOptions": ["--no-file", "--replay-buffer", "5"]}"#
+        let a = try JSONDecoder().decode(StartArguments.self, from: Data(json.utf8))
+        XCTAssertEqual(a.outputOptions, ["--region", "320x240+0+0", "--frame-rate-mode", "constant", "--no-mic", "--camera", "",
+                                         "--no-file", "--replay-buffer", "5"])
+        let resolution = try a.extensionRequests(catalog: catalog)
+        XCTAssertEqual(resolution.sourceSettings["screen"], ["region": "320x240+0+0", "frameRateMode": "constant"])
+        XCTAssertEqual(resolution.sourceSettings["pulse"], ["noMic": "true"])
+        XCTAssertNil(try a.recordingConfiguration(sourceSettings: resolution.sourceSettings).camera?.name, "\"\": the first camera")
+        let bad = try JSONDecoder().decode(StartArguments.self, from: Data(#"{"region": "12x"}"#.utf8))
+        XCTAssertThrowsError(try bad.check(builtins: BuiltinExtensions.all)) { error in
+            XCTAssertEqual((error as? ControlError)?.code, .badArgument, "a malformed region is bad_argument, as before: \(error)")
+        }
+        XCTAssertThrowsError(try JSONDecoder().decode(StartArguments.self, from: Data(#"{"region": 5}"#.utf8)), "a wrong type is malformed")
+        let again = try JSONDecoder().decode(StartArguments.self, from: JSONEncoder().encode(a))
+        XCTAssertEqual(again.outputOptions, a.outputOptions, "encoded, the options travel as words only: no duplicates")
+    }
+
     /// A source declares settings only: an option that would request or withdraw something is refused.
     func testASourceOptionThatIsNotASettingIsRefused() {
         let json = Array("""
