@@ -21,7 +21,7 @@ final class SourceOptionTests: XCTestCase {
             XCTAssertNoThrow(try CaptureSourceManifest.parse(json, source: name), "the built-in declaration of \(name) parses")
         }
         let camera = try XCTUnwrap(sources.first { $0.name == "camera" })
-        XCTAssertEqual(camera.commandLine.options.map(\.name), ["camera", "camera-position", "camera-size", "camera-off"])
+        XCTAssertEqual(camera.commandLine.options.map(\.name), ["camera", "camera-position", "camera-size", "camera-off", "camera-track"])
         XCTAssertEqual(camera.commandLine.options.first?.implicitValue, "*", "--camera alone: the first camera")
     }
 
@@ -31,6 +31,8 @@ final class SourceOptionTests: XCTestCase {
         XCTAssertEqual(r.sourceSettings, ["camera": ["name": "*", "position": "top-left", "off": "true"]])
         XCTAssertEqual(r.requests.map(\.name), ["file"], "a source's option requests no output")
         XCTAssertEqual(try resolver.resolve(["--camera"]).sourceSettings["camera"]?["name"], "*", "alone at the end")
+        XCTAssertEqual(try resolver.resolve(["--camera", "--camera-track"]).sourceSettings["camera"], ["name": "*", "track": "true"],
+                       "--camera-track: the camera as its own track")
         XCTAssertEqual(try resolver.resolve(["--camera", "rk-test-camera", "--camera-size", "50%"]).sourceSettings["camera"],
                        ["name": "rk-test-camera", "size": "50%"])
         // The config's keys under the options' names; the command line's over them.
