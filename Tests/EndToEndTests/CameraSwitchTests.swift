@@ -98,6 +98,11 @@ final class CameraSwitchTests: CameraTestCase {
         let on = try switchCamera("on")
         XCTAssertEqual(on.exitCode, 0, "\(on)")
         let (pe, pa) = wayland.command(recordctl, ["pause"])
+        // `pause` starts the service on demand (as tmux starts its server): stop it, or it outlives the test.
+        defer {
+            let (se, sa) = wayland.command(recordctl, ["service", "stop"])
+            _ = try? ProcessRunner.run(se, sa, timeout: 30)
+        }
         XCTAssertNotEqual(try ProcessRunner.run(pe, pa, timeout: 30).exitCode, 0, "pause is the service's verb")
         let result = record.wait(timeout: 60)
         XCTAssertEqual(result.exitCode, 0, "\(result)")
