@@ -1,6 +1,7 @@
 // The formats a camera node offers (see rk_pipewire.h): its output port's EnumFormat params,
-// read over one connection on a main loop of its own, two round trips (the registry, then the
-// port's params).
+// or the node's own when this connection sees no port of it (the Camera portal's connection
+// is granted the camera node only), read over one connection on a main loop of its own, two
+// round trips (the registry, then the params).
 #define _GNU_SOURCE
 #include "rk_pipewire.h"
 #include "rk_pw_spa.h"
@@ -21,11 +22,17 @@ struct enumeration {
     struct pw_main_loop *loop;
     struct pw_core *core;
     struct pw_registry *registry;
-    struct pw_proxy *port;
+    struct pw_proxy *port;         // the port or node whose params are asked for
     struct spa_hook port_listener;
+    uint32_t port_id;              // the node's output port, SPA_ID_INVALID until seen
+    int node_seen;
     uint32_t node_id;
     rk_pw_camera_format *formats;
     int max, count, registry_seq, params_seq, done;
+    // Through the Camera portal: the session manager grants the portal's connection its
+    // cameras a moment after the portal handed it out, so a node missing from the first
+    // answer is waited for (until the timeout).
+    int wait_for_node, registry_done;
 };
 
 /// The values of property `key` of `obj`: the one value, an enum's alternatives, or a range's
@@ -95,19 +102,43 @@ static void on_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t 
 }
 
 static const struct pw_port_events port_events = { PW_VERSION_PORT_EVENTS, .param = on_param };
+static const struct pw_node_events node_events = { PW_VERSION_NODE_EVENTS, .param = on_param };
+
+/// Once the registry answered: asks the output port for its formats, else the node itself;
+/// the params come before the answer to the sync that follows.
+static void ask(struct enumeration *e) {
+    if (e->port || !e->registry_done) return;
+    if (e->port_id != SPA_ID_INVALID) {
+        e->port = pw_registry_bind(e->registry, e->port_id, PW_TYPE_INTERFACE_Port, PW_VERSION_PORT, 0);
+        if (!e->port) return;
+        pw_port_add_listener((struct pw_port *)e->port, &e->port_listener, &port_events, e);
+        pw_port_enum_params((struct pw_port *)e->port, 0, SPA_PARAM_EnumFormat, 0, UINT32_MAX, NULL);
+    } else if (e->node_seen) {
+        e->port = pw_registry_bind(e->registry, e->node_id, PW_TYPE_INTERFACE_Node, PW_VERSION_NODE, 0);
+        if (!e->port) return;
+        pw_node_add_listener((struct pw_node *)e->port, &e->port_listener, &node_events, e);
+        pw_node_enum_params((struct pw_node *)e->port, 0, SPA_PARAM_EnumFormat, 0, UINT32_MAX, NULL);
+    } else {
+        return;
+    }
+    e->params_seq = pw_core_sync(e->core, PW_ID_CORE, 0);
+}
 
 static void on_global(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version,
                       const struct spa_dict *props) {
     (void)permissions; (void)version;
     struct enumeration *e = data;
-    if (e->port || !props || strcmp(type, PW_TYPE_INTERFACE_Port) != 0) return;
-    const char *node = spa_dict_lookup(props, PW_KEY_NODE_ID);
-    const char *direction = spa_dict_lookup(props, PW_KEY_PORT_DIRECTION);
-    if (!node || !direction || strcmp(direction, "out") != 0 || strtoul(node, NULL, 10) != e->node_id) return;
-    e->port = pw_registry_bind(e->registry, id, PW_TYPE_INTERFACE_Port, PW_VERSION_PORT, 0);
-    if (!e->port) return;
-    pw_port_add_listener((struct pw_port *)e->port, &e->port_listener, &port_events, e);
-    pw_port_enum_params((struct pw_port *)e->port, 0, SPA_PARAM_EnumFormat, 0, UINT32_MAX, NULL);
+    if (strcmp(type, PW_TYPE_INTERFACE_Node) == 0 && id == e->node_id) {
+        e->node_seen = 1;
+    } else if (props && strcmp(type, PW_TYPE_INTERFACE_Port) == 0 && e->port_id == SPA_ID_INVALID) {
+        const char *node = spa_dict_lookup(props, PW_KEY_NODE_ID);
+        const char *direction = spa_dict_lookup(props, PW_KEY_PORT_DIRECTION);
+        if (!node || !direction || strcmp(direction, "out") != 0 || strtoul(node, NULL, 10) != e->node_id) return;
+        e->port_id = id;
+    } else {
+        return;
+    }
+    ask(e);  // granted late (the portal's connection)
 }
 
 static const struct pw_registry_events registry_events = { PW_VERSION_REGISTRY_EVENTS, .global = on_global };
@@ -116,9 +147,10 @@ static void on_done(void *data, uint32_t id, int seq) {
     struct enumeration *e = data;
     if (id != PW_ID_CORE) return;
     if (seq == e->registry_seq) {
-        // Every global is known; the port's params come before the answer to a second sync.
-        if (!e->port) { e->done = 1; pw_main_loop_quit(e->loop); return; }
-        e->params_seq = pw_core_sync(e->core, PW_ID_CORE, 0);
+        // Every global this connection sees now is known.
+        e->registry_done = 1;
+        ask(e);
+        if (!e->port && !e->wait_for_node) { e->done = 1; pw_main_loop_quit(e->loop); }
     } else if (seq == e->params_seq) {
         e->done = 1;
         pw_main_loop_quit(e->loop);
@@ -144,7 +176,8 @@ int rk_pw_camera_formats(int fd, uint32_t node_id, rk_pw_camera_format *formats,
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, once_init);
     *count = 0;
-    struct enumeration e = { .node_id = node_id, .formats = formats, .max = max, .registry_seq = -1, .params_seq = -1 };
+    struct enumeration e = { .node_id = node_id, .formats = formats, .max = max, .registry_seq = -1, .params_seq = -1,
+                           .wait_for_node = fd >= 0, .port_id = SPA_ID_INVALID };
     e.loop = pw_main_loop_new(NULL);
     if (!e.loop) { if (fd >= 0) close(fd); snprintf(err, errlen, "cannot create a PipeWire loop"); return -ENOMEM; }
     struct pw_context *context = pw_context_new(pw_main_loop_get_loop(e.loop), NULL, 0);
@@ -170,8 +203,8 @@ int rk_pw_camera_formats(int fd, uint32_t node_id, rk_pw_camera_format *formats,
     pw_loop_update_timer(pw_main_loop_get_loop(e.loop), timer, &value, NULL, false);
     pw_main_loop_run(e.loop);
     int result = 0;
-    if (!e.done) { result = -ETIMEDOUT; snprintf(err, errlen, "PipeWire did not answer within %d ms", timeout_ms); }
-    else if (!e.port) { result = -ENOENT; snprintf(err, errlen, "node %u has no output port", node_id); }
+    if (!e.done && !(e.registry_done && !e.port)) { result = -ETIMEDOUT; snprintf(err, errlen, "PipeWire did not answer within %d ms", timeout_ms); }
+    else if (!e.port) { result = -ENOENT; snprintf(err, errlen, "node %u is not seen by this connection", node_id); }
     *count = e.count;
     pw_loop_destroy_source(pw_main_loop_get_loop(e.loop), timer);
     if (e.port) { spa_hook_remove(&e.port_listener); pw_proxy_destroy(e.port); }

@@ -124,7 +124,13 @@ final class PipeWireCamera: CameraSource, @unchecked Sendable {
     static func list() throws(CaptureError) -> [CameraInfo] {
         let portal = try CameraPortal.open()
         defer { portal?.close() }
-        return try list(remote: try portal?.remote() ?? -1)
+        var cameras = try list(remote: try portal?.remote() ?? -1)
+        // What each offers: one more connection each (through the portal, one remote each).
+        for i in cameras.indices {
+            guard let node = cameras[i].nodeID, let fd = portal == nil ? -1 : try? portal?.remote() else { continue }
+            cameras[i].formats = offers(node: node, remote: fd)?.map(\.description)
+        }
+        return cameras
     }
 
     /// The camera nodes seen through the remote `fd` (taken over; -1: the user's daemon).
@@ -178,7 +184,7 @@ final class PipeWireCamera: CameraSource, @unchecked Sendable {
         var formats = [rk_pw_camera_format](repeating: rk_pw_camera_format(), count: 256)
         var count: Int32 = 0
         var err = [CChar](repeating: 0, count: 256)
-        guard rk_pw_camera_formats(fd, node, &formats, Int32(formats.count), &count, 3_000, &err, err.count) == 0, count > 0 else { return nil }
+        guard rk_pw_camera_formats(fd, node, &formats, Int32(formats.count), &count, 1_000, &err, err.count) == 0, count > 0 else { return nil }
         return formats.prefix(Int(count)).compactMap { f in
             encoding(f.format).map { CameraFormatOffer($0, width: Int(f.width), height: Int(f.height), maxFramesPerSecond: Int(f.max_fps)) }
         }

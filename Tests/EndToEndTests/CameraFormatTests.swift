@@ -7,7 +7,8 @@ import XCTest
 /// (converted to BGRx on the camera's thread), recorded through the portal and checked by
 /// decoding: the seven bars' colours in the corner and in the camera's own track.
 final class CameraFormatTests: CameraTestCase {
-    /// An MJPEG camera (640x480 JPEGs): `record --source portal --camera` draws it bottom-right
+    /// An MJPEG camera (640x480 JPEGs): `recordctl cameras` lists what it offers (`formats:
+    /// MJPEG 640x480 30 fps`); `record --source portal --camera` draws it bottom-right
     /// at 25 % (480x360 at 1414,694 of 1920x1080) with the bars' colours and the screen's
     /// background beside it. Then (a new camera run: pipewiresink's provide mode feeds one
     /// consumer per run) an X11 recording by the service with `--camera-track`: `recordctl
@@ -18,6 +19,10 @@ final class CameraFormatTests: CameraTestCase {
         let recordctl = try wayland.reachable(try rig.recordctlPath(), also: ["recordctl-engine"])
         let out = try wayland.workDirectory(name)
         defer { if testRun?.totalFailureCount == 0 { try? FileManager.default.removeItem(atPath: out) } }
+        let (lexe, largv) = wayland.command(recordctl, ["cameras"])
+        let listing = try ProcessRunner.run(lexe, largv, timeout: 30)
+        XCTAssertTrue(listing.stdout.contains("rk-test-camera") && listing.stdout.contains("\tformats: MJPEG 640x480 30 fps"),
+                      "what the camera offers, read from its port: \(listing)")
         let corner = out + "/mjpeg-corner.mp4"
         let (exe, argv) = wayland.command(recordctl, ["record", "--source", "portal", "--no-mic", "--no-app-audio", "--duration", "3",
                                                       "--output", corner, "--camera", "rk-test-camera",
