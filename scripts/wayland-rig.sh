@@ -15,7 +15,8 @@
 #                                          GStreamer's videotestsrc: SMPTE colour bars at 30 fps, WxH (default
 #                                          320x240), in FORMAT: GStreamer's raw names BGRx (the default), BGRA,
 #                                          RGBx, RGBA, YUY2, NV12, I420, or MJPEG (jpegenc: image/jpeg, as USB
-#                                          cameras send 720p and 1080p); a running camera is stopped first
+#                                          cameras send 720p and 1080p), or MJPEG-CUT (JPEGs cut short: see
+#                                          below); a running camera is stopped first
 #   scripts/wayland-rig.sh camera-stop     stop the test camera (its node goes away)
 #
 # Run as root (it installs packages and makes the user); everything of the session runs as the
@@ -306,11 +307,15 @@ start_one() {
         # (RecordKit skips and counts those, as it would a camera's broken pictures).
         pipeline=(videotestsrc pattern=smpte num-buffers=1 ! "$raw,format=I420" ! imagefreeze is-live=true
                   ! jpegenc ! "image/jpeg,${raw#video/x-raw,}")
+      elif [ "${CAMERA_FORMAT:-BGRx}" = MJPEG-CUT ]; then
+        # A camera that sends broken JPEGs: the moving bars (each JPEG a little longer or shorter
+        # than the one before) into that same pipewiresink, which cuts every JPEG longer than
+        # its first short (no end marker, as lost USB packets leave a picture).
+        pipeline=(videotestsrc pattern=smpte is-live=true ! "$raw,format=I420" ! jpegenc ! "image/jpeg,${raw#video/x-raw,}")
       else
         pipeline=(videotestsrc pattern=smpte is-live=true ! "$raw,format=${CAMERA_FORMAT:-BGRx}")
       fi
-      spawn camera gst-launch-1.0 -q "${pipeline[@]}" \
-        ! pipewiresink mode=provide \
+      spawn camera gst-launch-1.0 -q "${pipeline[@]}" ! pipewiresink mode=provide \
         'stream-properties=props,media.class=Video/Source,media.role=Camera,node.name=rk-test-camera,node.description=RecordKit-test-camera' ;;
   esac
   wait_until 20 answers "$name" || die "$name does not answer (see $LOGS/$name.log)"
@@ -395,7 +400,8 @@ case ${1:-} in
   stop-portal-backend) load_dir; setup_paths; stop_one xdpw ;;
   camera-start)
     load_dir; setup_paths; [ -s "$ENV_FILE" ] || die "the rig is not running: scripts/wayland-rig.sh start"
-    case ${2:-BGRx} in BGRx|BGRA|RGBx|RGBA|YUY2|NV12|I420|MJPEG) CAMERA_FORMAT=${2:-BGRx} ;; *) die "camera-start: format must be BGRx, BGRA, RGBx, RGBA, YUY2, NV12, I420 or MJPEG" ;; esac
+    case ${2:-BGRx} in BGRx|BGRA|RGBx|RGBA|YUY2|NV12|I420|MJPEG|MJPEG-CUT) CAMERA_FORMAT=${2:-BGRx} ;;
+      *) die "camera-start: format must be BGRx, BGRA, RGBx, RGBA, YUY2, NV12, I420, MJPEG or MJPEG-CUT" ;; esac
     [[ ${3:-320x240} =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "camera-start: size must be WIDTHxHEIGHT, e.g. 640x480"
     CAMERA_SIZE=${3:-320x240}
     stop_one camera; start_one camera ;;

@@ -5,7 +5,8 @@ import XCTest
 /// (scripts/wayland-rig.sh `camera-start FORMAT 640x480`: SMPTE bars at 30 fps) as MJPEG
 /// (GStreamer's jpegenc, decoded by libavcodec on the camera's thread), NV12 and I420
 /// (converted to BGRx on the camera's thread), recorded through the portal and checked by
-/// decoding: the seven bars' colours in the corner and in the camera's own track.
+/// decoding: the seven bars' colours in the corner and in the camera's own track; and a camera
+/// whose broken JPEGs are skipped and counted.
 final class CameraFormatTests: CameraTestCase {
     /// An MJPEG camera (640x480 JPEGs): `recordctl cameras` lists what it offers (`formats:
     /// MJPEG 640x480 30 fps`); `record --source portal --camera` draws it bottom-right
@@ -52,6 +53,35 @@ final class CameraFormatTests: CameraTestCase {
         XCTAssertEqual(probe.video[1].width, 640, "the camera at its own size")
         XCTAssertEqual(probe.video[1].height, 480)
         assertBars(try FrameSampler.frame(track, at: 1.5, videoStream: 1), in: PixelRect(x: 0, y: 0, width: 640, height: 480), "MJPEG camera track")
+    }
+
+    /// A camera that sends broken JPEGs (`camera-start MJPEG-CUT 640x480`: the moving bars'
+    /// JPEGs through pipewiresink 0.3.65, which cuts every JPEG longer than its first short, no
+    /// end marker, as lost USB packets leave a picture): an X11 recording by the service with
+    /// `--camera-track` goes on; after 2.5 s `recordctl status` counts the skipped pictures
+    /// (more than 10) and says why the last was skipped; the camera track shows the bars (the
+    /// pictures that decoded stay on show while broken ones are skipped) and the service stops
+    /// the recording normally.
+    func testCorruptJPEGsAreSkippedAndCounted() throws {
+        try wayland.rig(["camera-start", "MJPEG-CUT", "640x480"])
+        let remote = (wayland.values["XDG_RUNTIME_DIR"] ?? "") + "/pipewire-0"
+        let service = try ServiceHarness(rig: rig, workDir: workDir, extraEnvironment: ["PIPEWIRE_REMOTE": remote])
+        defer { service.shutdown() }
+        let track = path("mjpeg-cut.mp4")
+        try service.ok(["start", "--region", "640x360+0+0", "--no-mic", "--no-app-audio", "--output", track,
+                        "--camera", "rk-test-camera", "--camera-track"])
+        Thread.sleep(forTimeInterval: 2.5)
+        let status = try service.ok(["status"])
+        let line = status.split(separator: "\n").first { $0.hasPrefix("camera: rk-test-camera on (MJPEG 640x480; ") } ?? ""
+        let skipped = line.split(separator: ";").dropFirst().first.flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
+        XCTAssertGreaterThan(skipped, 10, "broken pictures skipped and counted: \(status)")
+        XCTAssertTrue(line.contains("last: a JPEG picture cut short (") && line.hasSuffix("bytes, no end marker))"), "why: \(line)")
+        try service.ok(["stop"])
+        let probe = try FFprobe.probe(track, countFrames: false)
+        XCTAssertEqual(probe.video.count, 2, "screen and camera: \(probe)")
+        guard probe.video.count == 2 else { return }
+        assertBars(try FrameSampler.frame(track, at: 1.5, videoStream: 1), in: PixelRect(x: 0, y: 0, width: 640, height: 480),
+                   "the good pictures in the camera track")
     }
 
     /// Cameras that send planar 4:2:0 (NV12: a Y plane and interleaved U V; I420: three planes),
