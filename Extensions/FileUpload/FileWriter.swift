@@ -25,6 +25,10 @@ final class FileWriter {
 
     /// Whether video packets wait for the next one (MP4; see ``write(_:)``).
     private var holdsVideo = false
+    /// Matroska, per video stream: the packet presented latest so far and those after it in
+    /// decode order, held until a later picture comes, so that ``finish()`` can still give that
+    /// packet the duration that ends the track at ``videoEndNs`` (see ``write(_:)``).
+    private var latestVideoRun: [SampleBufferType: [SampleBuffer]] = [:]
     /// Per video stream, the packet waiting for the next one's decode time.
     private var heldVideo: [SampleBufferType: SampleBuffer] = [:]
     /// Per video stream, the latest presentation time of a packet taken (the held one included).
@@ -32,7 +36,8 @@ final class FileWriter {
     /// Where the video ends on the file's timeline (nanoseconds), when something after the
     /// file's last picture decides it: a split part's cut, the next part's first picture.
     /// ``finish()`` gives the held last packet the duration that ends the video there (MP4).
-    /// Set before ``finish()``; nil: the last packet keeps its own duration (one frame).
+    /// (Matroska: the packet presented latest gets it.) Set before ``finish()``; nil: the last
+    /// packet keeps its own duration (one frame).
     var videoEndNs: Int64?
     /// The streams that have had a packet: a fragment is forced out only once every track has
     /// one (before that, libavformat's first fragment would carry an index without their start).
@@ -102,6 +107,10 @@ final class FileWriter {
             guard packet.isKeyFrame else { return }
             startedVideo.insert(sample.type)
         }
+        if isVideo, !holdsVideo {
+            try holdLatest(sample, toStream: index)
+            return
+        }
         guard holdsVideo, isVideo else {
             try pass(sample, toStream: index)
             return
@@ -121,6 +130,24 @@ final class FileWriter {
                 throw BroadcastError(.outputFailed, "writing \(displayPath) failed: \(error.reason ?? error.message)")
             }
         }
+    }
+
+    /// Matroska: a block's time is its own, and only the track's end depends on a duration: the
+    /// latest picture's end (libavformat's track `DURATION` and the segment's duration are the
+    /// largest presentation time plus duration it was given). So each video packet is written
+    /// as it is, except that the packet presented latest so far waits, with the packets after it
+    /// in decode order (B-frames: at most x264's reorder depth), until a later picture arrives;
+    /// ``finish()`` then gives the last such packet the step to the end. Without that the
+    /// track ended one frame after its last picture, not at the cut.
+    private func holdLatest(_ sample: SampleBuffer, toStream index: Int) throws(BroadcastError) {
+        var run = latestVideoRun[sample.type] ?? []
+        if let latest = run.first, latest.presentationTime < sample.presentationTime {
+            for held in run { try pass(held, toStream: index) }
+            run = []
+        }
+        run.append(sample)
+        hasMedia = true
+        latestVideoRun[sample.type] = run
     }
 
     /// Hands `sample` to the muxer; `fsync`s and scans the file once a second.
@@ -153,6 +180,16 @@ final class FileWriter {
     /// Writes the trailer and closes the file.
     func finish() throws(BroadcastError) {
         var heldError: BroadcastError?
+        for (type, run) in latestVideoRun.sorted(by: { $0.key.rawValue > $1.key.rawValue }) {
+            guard let index = streamIndex[type], let latest = run.first else { continue }
+            do throws(BroadcastError) {
+                try pass(Self.ending(latest, latest: latest.presentationTime, atNs: videoEndNs), toStream: index)
+                for held in run.dropFirst() { try pass(held, toStream: index) }
+            } catch {
+                heldError = heldError ?? error
+            }
+        }
+        latestVideoRun = [:]
         for (type, last) in heldVideo.sorted(by: { $0.key.rawValue > $1.key.rawValue }) {
             guard let index = streamIndex[type] else { continue }
             do throws(BroadcastError) {

@@ -113,6 +113,68 @@ final class SplitFileTests: EndToEndTestCase {
         }
     }
 
+    /// The same two splits into Matroska: each closed part's video ends at its cut (measured from
+    /// its first picture; Matroska's times are milliseconds), so the parts add up to the
+    /// recording with no overlap, and each audio track ends, decoded, with the packet that spans
+    /// the cut and goes on in the next part at the very sample where it stopped.
+    func testMatroskaSplitPartsEndAtTheirCuts() throws {
+        let w = try window(size: (320, 240), position: (40, 40), color: 0x402080, extraArguments: ["--counter", "30"])
+        let events = try service.watchEvents()
+        try service.ok(["start", "--frame-rate-mode", "constant", "--region", region(w), "--output", path("cuts.mkv")])
+        Thread.sleep(forTimeInterval: 5)
+        try service.ok(["split"], timeout: 90)
+        Thread.sleep(forTimeInterval: 5)
+        try service.ok(["split"], timeout: 90)
+        Thread.sleep(forTimeInterval: 3)
+        let recorded = (try recorderStatus()["recordedSeconds"] as? Double) ?? -1
+        let parts = [path("cuts-001.mkv"), path("cuts-002.mkv"), path("cuts-003.mkv")]
+        XCTAssertEqual(try service.ok(["stop"]), parts[2], "stop prints the last part")
+        let partEvents = events.finish().filter { $0["kind"] as? String == "file-part" }
+        XCTAssertEqual(partEvents.compactMap { $0["path"] as? String }, Array(parts.prefix(2)), "each closed part is an event with its path")
+        let cuts = partEvents.map { Self.seconds(inReason: $0["reason"] as? String ?? "") }
+        XCTAssertEqual(cuts.count, 2, "\(partEvents)")
+
+        let aacFrame = 1024.0 / 48000
+        var total = 0.0
+        var starts: [[Double]] = []  // per part, per audio track: its first decoded sample, from the part's first picture
+        for part in parts {
+            let probe = try FFprobe.probe(part)
+            XCTAssertTrue(probe.formatName.contains("matroska"), "\(part): \(probe)")
+            XCTAssertEqual(probe.video.count, 1, "\(part): \(probe)")
+            XCTAssertEqual(probe.audio.count, 2, "\(part): both audio tracks: \(probe)")
+            let video = try FFprobe.packetSpan(part, streamIndex: probe.video[0].index)
+            XCTAssertGreaterThan(video.count, 30, "\(part): \(video)")
+            total += video.seconds
+            starts.append(try (0..<probe.audio.count).map { try firstDecodedAudioTime(part, track: $0) - video.first })
+            verbose("\(part): video \(video.first) … \(video.end) s (\(video.count) frames)")
+            guard let index = parts.firstIndex(of: part), index < cuts.count else { continue }
+            XCTAssertEqual(video.seconds, cuts[index], accuracy: 0.002,
+                           "\(part): the video's packets end at the cut (no frame past it, none short of it)")
+            XCTAssertEqual(probe.video[0].duration ?? -1, cuts[index], accuracy: 0.002,
+                           "\(part): the video track's recorded end (its DURATION) is the cut")
+            XCTAssertEqual((probe.formatDuration ?? 0) - video.first, cuts[index], accuracy: aacFrame + 0.002,
+                           "\(part): the file lasts to the cut (and the audio packet that spans it)")
+        }
+        XCTAssertEqual(total, recorded, accuracy: 0.6, "the parts' video adds up to the recording")
+        for (index, part) in parts.enumerated() {
+            for (track, start) in starts[index].enumerated() {
+                // Matroska has no edit list: the first part's audio keeps the AAC priming, one
+                // audio frame before the first picture.
+                XCTAssertGreaterThanOrEqual(start, index == 0 ? -aacFrame - 0.0011 : -0.0011, "\(part): audio track \(track) starts with the video or after")
+                XCTAssertLessThan(start, aacFrame + 0.0011, "\(part): audio track \(track) starts within one audio frame of the video")
+                guard index < cuts.count else { continue }
+                let samples = try ToneAnalyzer.samples(part, audioStream: track).count
+                let overhang = start + Double(samples) / 48000 - cuts[index]
+                let next = starts[index + 1][track]
+                verbose("\(part) audio \(track): starts at \(start) s, \(samples) samples, ends \(overhang) s after the cut; next part's starts at \(next) s")
+                XCTAssertGreaterThanOrEqual(overhang, -0.0011, "\(part): audio track \(track) reaches the cut")
+                XCTAssertLessThan(overhang, aacFrame + 0.0011, "\(part): audio track \(track) ends with the packet that spans the cut")
+                XCTAssertEqual(overhang, next, accuracy: 1.0 / 48000 + 0.0021,
+                               "\(part) → next part: audio track \(track) goes on at the very sample where it stopped (none lost or doubled)")
+            }
+        }
+    }
+
     /// `--split-every 4` on a 10 s recording: three parts of about 4, 4 and 2 s, cut by the
     /// file itself, each a `file-part` event when closed.
     func testSplitEveryFourSecondsGivesThreeParts() throws {
@@ -263,25 +325,30 @@ final class SplitFileTests: EndToEndTestCase {
         XCTAssertEqual(probe.video.first?.duration ?? 0, 3.0, accuracy: 0.15, "\(probe)")
         XCTAssertEqual(probe.formatDuration ?? 0, 3.0, accuracy: 0.15, "\(probe)")
 
-        let file = path("stillsplit.mp4")
-        let split = try rc.record(["--region", "320x240+0+0", "--duration", "5", "--split-every", "2", "--output", file], timeout: 90)
-        XCTAssertEqual(split.exitCode, Recordctl.Exit.ok, "\(split)")
-        let parts = split.stdout.split(whereSeparator: \.isNewline).map(String.init)
-        XCTAssertGreaterThanOrEqual(parts.count, 2, "\(split)")
-        let probes = try parts.map { try FFprobe.probe($0) }
-        let durations = try zip(parts, probes).map { try XCTUnwrap($1.video.first?.duration, $0) }
-        verbose("parts: \(durations)")
-        let total = durations.reduce(0, +)
-        let frame = 1.0 / 30
-        XCTAssertLessThanOrEqual(total, 5.0 + 0.15, "the parts overlap: \(durations)")
-        XCTAssertGreaterThanOrEqual(total, 5.0 - frame - 0.15, "the parts hold the recording: \(durations)")
-        for (part, probe) in zip(parts, probes).dropLast() {
-            let video = try XCTUnwrap(probe.video.first?.duration, part)
-            for audio in probe.audio {
-                let audioEnd = try FFprobe.packetSpan(part, streamIndex: audio.index).end
-                verbose("\(part): video \(video) s, audio #\(audio.index) \(audioEnd) s")
-                XCTAssertEqual(video, audioEnd, accuracy: frame + 1024.0 / 48000 + 0.002,
-                               "\(part): the video ends at the cut, where the audio does (the packet spanning it)")
+        // Matroska too: its parts' video tracks end at the cut as well (their recorded end).
+        for ext in ["mp4", "mkv"] {
+            let file = path("stillsplit.\(ext)")
+            let split = try rc.record(["--region", "320x240+0+0", "--duration", "5", "--split-every", "2", "--output", file], timeout: 90)
+            XCTAssertEqual(split.exitCode, Recordctl.Exit.ok, "\(split)")
+            let parts = split.stdout.split(whereSeparator: \.isNewline).map(String.init)
+            XCTAssertGreaterThanOrEqual(parts.count, 2, "\(split)")
+            let probes = try parts.map { try FFprobe.probe($0) }
+            let durations = try zip(parts, probes).map { try XCTUnwrap($1.video.first?.duration, $0) }
+            verbose("\(ext) parts: \(durations)")
+            let total = durations.reduce(0, +)
+            let frame = 1.0 / 30
+            XCTAssertLessThanOrEqual(total, 5.0 + 0.15, "\(ext): the parts overlap: \(durations)")
+            XCTAssertGreaterThanOrEqual(total, 5.0 - frame - 0.15, "\(ext): the parts hold the recording: \(durations)")
+            for (part, probe) in zip(parts, probes).dropLast() {
+                // On the file's timeline (a Matroska first part starts after the AAC priming).
+                let video = try XCTUnwrap(probe.video.first?.duration, part)
+                    + FFprobe.packetSpan(part, streamIndex: probe.video[0].index).first
+                for audio in probe.audio {
+                    let audioEnd = try FFprobe.packetSpan(part, streamIndex: audio.index).end
+                    verbose("\(part): video \(video) s, audio #\(audio.index) \(audioEnd) s")
+                    XCTAssertEqual(video, audioEnd, accuracy: frame + 1024.0 / 48000 + 0.002,
+                                   "\(part): the video ends at the cut, where the audio does (the packet spanning it)")
+                }
             }
         }
     }
