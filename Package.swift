@@ -173,10 +173,12 @@ let package = Package(
                 "RecordKitService", "RecordCtlSupport", "RecordKitControl",
                 "RecordKitBuiltins",  // the built-in extensions, handed to the service (it links none)
                 "RecordKitMedia",  // `recordctl trim` (MovieTrimmer), in process
-                "RecordKitPipeWire",  // registers the "portal" video source
+                "RecordKitPipeWire",  // registers the "portal" video source and the cameras (with RecordKitMedia's MJPEG decoder)
             ],
             path: "Sources/recordctl-engine"),
-        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire", "RecordKitConfig"], path: "Sources/recordd"),
+        // recordd hands RecordKitMedia's MJPEG decoder to the PipeWire cameras (RecordKitPipeWire links no FFmpeg).
+        .executableTarget(name: "recordd", dependencies: ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire", "RecordKitConfig",
+                                                          "RecordKitMedia"], path: "Sources/recordd"),
         // Test support: an X11 window of a known colour (and flashing for sync tests).
         .executableTarget(name: "rk-testwindow", dependencies: ["CX11"], path: "Sources/rk-testwindow"),
         // Test support: flashes a window and beeps into a PulseAudio sink at the same instant (A/V sync tests).

@@ -12,7 +12,8 @@ PKGS=(
   ffmpeg xvfb x11-utils x11-xserver-utils xdotool openbox
   pulseaudio pulseaudio-utils
   pipewire pipewire-pulse wireplumber
-  gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base
+  # The Wayland rig's test cameras: videotestsrc (base), jpegenc for the MJPEG camera (good).
+  gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   nginx-light libnginx-mod-rtmp
   stunnel4 openssl
   srt-tools

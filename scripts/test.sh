@@ -77,19 +77,38 @@ export RECORDCTL=${RECORDCTL:-$BIN/recordctl}
 export RK_TESTWINDOW=${RK_TESTWINDOW:-$BIN/rk-testwindow}
 
 status=0
-swift test "${SCRATCH[@]}" "$@" 8>&- || status=$?
-echo "test: swift test exited with status $status" >&2
-# The protocol parsers under libFuzzer, 30 s each (docs/TESTING.md, "Fuzzing"); only for a full run (no --filter).
-# RK_FUZZ_SECONDS=0 skips it.
-if [ $# = 0 ]; then
-  fuzz_status=0
-  bash scripts/fuzz.sh 8>&- || fuzz_status=$?
-  echo "test: scripts/fuzz.sh exited with status $fuzz_status" >&2
-  [ "$status" = 0 ] && status=$fuzz_status
-  # The SDK reference (DocC; a broken symbol link fails it).
-  docs_status=0
-  bash scripts/docs.sh 8>&- || docs_status=$?
-  echo "test: scripts/docs.sh exited with status $docs_status" >&2
-  [ "$status" = 0 ] && status=$docs_status
+if [ $# != 0 ]; then
+  swift test "${SCRATCH[@]}" "$@" 8>&- || status=$?
+  echo "test: swift test exited with status $status" >&2
+  exit "$status"
 fi
+
+# A full run. The upload tests that record nothing (S3, tus and the upload errors: about 2.5
+# minutes, most of it waiting on servers, back-off and a 30 s outage) run after the others, beside
+# the fuzzers, so they never share the CPU with a test that records. Their log is printed after.
+LANE=(EndToEndTests.S3UploadTests EndToEndTests.UploadErrorTests EndToEndTests.TusAndPresignedTests)
+swift test "${SCRATCH[@]}" --skip 'EndToEndTests\.(S3UploadTests|UploadErrorTests|TusAndPresignedTests)/' 8>&- || status=$?
+echo "test: swift test exited with status $status" >&2
+lane_log="$RK_RIG_DIR/upload-tests.log"
+(
+  lane_status=0
+  for test_case in "${LANE[@]}"; do "$BIN/RecordKitPackageTests.xctest" "$test_case" || lane_status=1; done
+  exit "$lane_status"
+) >"$lane_log" 2>&1 8>&- &
+lane_pid=$!
+# The protocol parsers under libFuzzer, 30 s each (docs/TESTING.md, "Fuzzing"). RK_FUZZ_SECONDS=0 skips it.
+fuzz_status=0
+bash scripts/fuzz.sh 8>&- || fuzz_status=$?
+echo "test: scripts/fuzz.sh exited with status $fuzz_status" >&2
+lane_status=0
+wait "$lane_pid" || lane_status=$?
+cat "$lane_log"
+echo "test: the upload tests (${LANE[*]}) exited with status $lane_status" >&2
+[ "$status" = 0 ] && status=$lane_status
+[ "$status" = 0 ] && status=$fuzz_status
+# The SDK reference (DocC; a broken symbol link fails it).
+docs_status=0
+bash scripts/docs.sh 8>&- || docs_status=$?
+echo "test: scripts/docs.sh exited with status $docs_status" >&2
+[ "$status" = 0 ] && status=$docs_status
 exit "$status"

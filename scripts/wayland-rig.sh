@@ -10,11 +10,13 @@
 #   scripts/wayland-rig.sh bg '#RRGGBB'    set the output's solid background colour
 #   scripts/wayland-rig.sh portal-output NAME   cast output NAME without a dialog (restarts the backend)
 #   scripts/wayland-rig.sh stop-portal-backend  stop xdg-desktop-portal-wlr (a cast ends; `start` brings it back)
-#   scripts/wayland-rig.sh camera-start [FORMAT]  a test camera (after `start`): the PipeWire node rk-test-camera,
-#                                          media.class Video/Source, media.role Camera, fed by GStreamer's
-#                                          videotestsrc: SMPTE colour bars, 320x240 at 30 fps, in FORMAT
-#                                          (GStreamer's name: BGRx by default, YUY2 as USB cameras send;
-#                                          a running camera is stopped first)
+#   scripts/wayland-rig.sh camera-start [FORMAT [WxH]]  a test camera (after `start`): the PipeWire node
+#                                          rk-test-camera, media.class Video/Source, media.role Camera, fed by
+#                                          GStreamer's videotestsrc: SMPTE colour bars at 30 fps, WxH (default
+#                                          320x240), in FORMAT: GStreamer's raw names BGRx (the default), BGRA,
+#                                          RGBx, RGBA, YUY2, NV12, I420, or MJPEG (jpegenc: image/jpeg, as USB
+#                                          cameras send 720p and 1080p), or MJPEG-CUT (JPEGs cut short: see
+#                                          below); a running camera is stopped first
 #   scripts/wayland-rig.sh camera-stop     stop the test camera (its node goes away)
 #
 # Run as root (it installs packages and makes the user); everything of the session runs as the
@@ -296,9 +298,24 @@ start_one() {
     camera)
       # The test camera: a PipeWire video source node with the camera role and a known picture
       # (SMPTE bars: 75 % white, yellow, cyan, green, magenta, red, blue from left to right).
-      spawn camera gst-launch-1.0 -q videotestsrc pattern=smpte is-live=true \
-        ! "video/x-raw,format=${CAMERA_FORMAT:-BGRx},width=320,height=240,framerate=30/1" \
-        ! pipewiresink mode=provide \
+      local size=${CAMERA_SIZE:-320x240} pipeline=()
+      local raw="video/x-raw,width=${size%x*},height=${size#*x},framerate=30/1"
+      if [ "${CAMERA_FORMAT:-BGRx}" = MJPEG ]; then
+        # MJPEG: the bars as I420, each picture a JPEG (jpegenc's default quality 85), caps
+        # image/jpeg. One still picture repeated (imagefreeze), so every JPEG has the same size:
+        # pipewiresink 0.3.65 sizes its buffers by the first JPEG and cuts longer ones short
+        # (RecordKit skips and counts those, as it would a camera's broken pictures).
+        pipeline=(videotestsrc pattern=smpte num-buffers=1 ! "$raw,format=I420" ! imagefreeze is-live=true
+                  ! jpegenc ! "image/jpeg,${raw#video/x-raw,}")
+      elif [ "${CAMERA_FORMAT:-BGRx}" = MJPEG-CUT ]; then
+        # A camera that sends broken JPEGs: the moving bars (each JPEG a little longer or shorter
+        # than the one before) into that same pipewiresink, which cuts every JPEG longer than
+        # its first short (no end marker, as lost USB packets leave a picture).
+        pipeline=(videotestsrc pattern=smpte is-live=true ! "$raw,format=I420" ! jpegenc ! "image/jpeg,${raw#video/x-raw,}")
+      else
+        pipeline=(videotestsrc pattern=smpte is-live=true ! "$raw,format=${CAMERA_FORMAT:-BGRx}")
+      fi
+      spawn camera gst-launch-1.0 -q "${pipeline[@]}" ! pipewiresink mode=provide \
         'stream-properties=props,media.class=Video/Source,media.role=Camera,node.name=rk-test-camera,node.description=RecordKit-test-camera' ;;
   esac
   wait_until 20 answers "$name" || die "$name does not answer (see $LOGS/$name.log)"
@@ -383,8 +400,11 @@ case ${1:-} in
   stop-portal-backend) load_dir; setup_paths; stop_one xdpw ;;
   camera-start)
     load_dir; setup_paths; [ -s "$ENV_FILE" ] || die "the rig is not running: scripts/wayland-rig.sh start"
-    case ${2:-BGRx} in BGRx|BGRA|RGBx|RGBA|YUY2|NV12) CAMERA_FORMAT=${2:-BGRx} ;; *) die "camera-start: format must be BGRx, BGRA, RGBx, RGBA, YUY2 or NV12" ;; esac
+    case ${2:-BGRx} in BGRx|BGRA|RGBx|RGBA|YUY2|NV12|I420|MJPEG|MJPEG-CUT) CAMERA_FORMAT=${2:-BGRx} ;;
+      *) die "camera-start: format must be BGRx, BGRA, RGBx, RGBA, YUY2, NV12, I420, MJPEG or MJPEG-CUT" ;; esac
+    [[ ${3:-320x240} =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || die "camera-start: size must be WIDTHxHEIGHT, e.g. 640x480"
+    CAMERA_SIZE=${3:-320x240}
     stop_one camera; start_one camera ;;
   camera-stop) load_dir; setup_paths; stop_one camera ;;
-  *) echo "usage: $0 start|stop|status|env|run CMD...|bg '#RRGGBB'|portal-output NAME|stop-portal-backend|camera-start [FORMAT]|camera-stop" >&2; exit 64 ;;
+  *) echo "usage: $0 start|stop|status|env|run CMD...|bg '#RRGGBB'|portal-output NAME|stop-portal-backend|camera-start [FORMAT [WxH]]|camera-stop" >&2; exit 64 ;;
 esac

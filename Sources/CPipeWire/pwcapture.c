@@ -1,6 +1,7 @@
 // A PipeWire video stream of one node on its own thread loop (see rk_pipewire.h).
 #define _GNU_SOURCE
 #include "rk_pipewire.h"
+#include "rk_pw_spa.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -32,13 +33,48 @@ struct rk_pw_capture {
     pthread_cond_t cond;
     int have_format, failed, gone;
     uint32_t width, height, format;
-    int accept_yuy2;            // a camera: YUY2 is offered too, converted to BGRx
-    uint32_t source_format;     // what the node sends (RK_PW_YUY2 when converted)
-    uint8_t *converted;         // the BGRx picture of a YUY2 camera (stream thread only)
+    int is_camera;              // a camera: YUY2, NV12 and I420 are offered too, converted to BGRx
+    int accept_mjpeg;           // a camera whose caller decodes MJPEG: offered after the raw formats
+    int has_want;               // a camera asked for exactly `want`
+    rk_pw_camera_format want;
+    uint32_t source_format;     // what the node sends (RK_PW_YUY2, RK_PW_NV12, RK_PW_I420 when converted)
+    uint8_t *converted;         // the BGRx picture of a converted camera (stream thread only)
     size_t converted_size;
 };
 
 static void once_init(void) { pw_init(NULL, NULL); }
+
+/// One EnumFormat object: raw (`formats`, `n_formats` of them; 0: MJPEG) at `size` (NULL: any
+/// size, 1920x1080 preferred), at up to `max_fps`.
+static const struct spa_pod *format_pod(struct spa_pod_builder *b, const uint32_t *formats, int n_formats,
+                                        const struct spa_rectangle *size, uint32_t max_fps) {
+    struct spa_pod_frame frame;
+    spa_pod_builder_push_object(b, &frame, SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat);
+    spa_pod_builder_add(b, SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
+        SPA_FORMAT_mediaSubtype, SPA_POD_Id(n_formats > 0 ? SPA_MEDIA_SUBTYPE_raw : SPA_MEDIA_SUBTYPE_mjpg), 0);
+    if (n_formats == 1) {
+        spa_pod_builder_add(b, SPA_FORMAT_VIDEO_format, SPA_POD_Id(formats[0]), 0);
+    } else if (n_formats > 1) {
+        struct spa_pod_frame choice;
+        spa_pod_builder_prop(b, SPA_FORMAT_VIDEO_format, 0);
+        spa_pod_builder_push_choice(b, &choice, SPA_CHOICE_Enum, 0);
+        spa_pod_builder_id(b, formats[0]);  // the default, then every alternative
+        for (int i = 0; i < n_formats; i++) spa_pod_builder_id(b, formats[i]);
+        spa_pod_builder_pop(b, &choice);
+    }
+    if (size) {
+        spa_pod_builder_add(b, SPA_FORMAT_VIDEO_size, SPA_POD_Rectangle(size), 0);
+    } else {
+        spa_pod_builder_add(b, SPA_FORMAT_VIDEO_size, SPA_POD_CHOICE_RANGE_Rectangle(&SPA_RECTANGLE(1920, 1080), &SPA_RECTANGLE(1, 1),
+                                                                                    &SPA_RECTANGLE(16384, 16384)), 0);
+    }
+    spa_pod_builder_add(b,
+        SPA_FORMAT_VIDEO_framerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),
+                                                                  &SPA_FRACTION(1000, 1)),
+        SPA_FORMAT_VIDEO_maxFramerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(max_fps, 1), &SPA_FRACTION(1, 1),
+                                                                     &SPA_FRACTION(max_fps, 1)), 0);
+    return spa_pod_builder_pop(b, &frame);
+}
 
 static int64_t monotonic_ns(void) {
     struct timespec ts;
@@ -81,25 +117,30 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
     if (param == NULL || id != SPA_PARAM_Format) return;
     uint32_t media_type, media_subtype;
     if (spa_format_parse(param, &media_type, &media_subtype) < 0) return;
-    if (media_type != SPA_MEDIA_TYPE_video || media_subtype != SPA_MEDIA_SUBTYPE_raw) return;
-    struct spa_video_info_raw raw;
-    if (spa_format_video_raw_parse(param, &raw) < 0) return;
+    if (media_type != SPA_MEDIA_TYPE_video) return;
+    struct spa_rectangle size;
     uint32_t fmt, source;
-    switch (raw.format) {
-    case SPA_VIDEO_FORMAT_BGRx: fmt = RK_PW_BGRX; break;
-    case SPA_VIDEO_FORMAT_BGRA: fmt = RK_PW_BGRA; break;
-    case SPA_VIDEO_FORMAT_RGBx: fmt = RK_PW_RGBX; break;
-    case SPA_VIDEO_FORMAT_RGBA: fmt = RK_PW_RGBA; break;
-    case SPA_VIDEO_FORMAT_YUY2:
-        if (!c->accept_yuy2 || raw.size.width < 2) return;
-        fmt = RK_PW_YUY2;
-        break;
-    default: return;
+    if (media_subtype == SPA_MEDIA_SUBTYPE_mjpg) {
+        struct spa_video_info_mjpg mjpg;
+        if (!c->accept_mjpeg || spa_format_video_mjpg_parse(param, &mjpg) < 0) return;
+        size = mjpg.size;
+        fmt = RK_PW_MJPEG;
+    } else if (media_subtype == SPA_MEDIA_SUBTYPE_raw) {
+        struct spa_video_info_raw raw;
+        if (spa_format_video_raw_parse(param, &raw) < 0) return;
+        size = raw.size;
+        fmt = rk_pw_format_of_spa(raw.format);
+        if (fmt == UINT32_MAX || (fmt >= RK_PW_YUY2 && !c->is_camera)) return;
+        // The 4:2:2 and 4:2:0 layouts come in pairs of columns (and rows).
+        if (fmt >= RK_PW_YUY2 && (size.width < 2 || size.width % 2 != 0 || (fmt != RK_PW_YUY2 && size.height % 2 != 0))) return;
+    } else {
+        return;
     }
+    struct { uint32_t width, height; } raw = { size.width, size.height };
     source = fmt;
-    if (fmt == RK_PW_YUY2) {
+    if (fmt == RK_PW_YUY2 || fmt == RK_PW_NV12 || fmt == RK_PW_I420) {
         // Converted once, on this thread, into a BGRx picture of our own.
-        size_t need = (size_t)raw.size.width * raw.size.height * 4;
+        size_t need = (size_t)raw.width * raw.height * 4;
         if (need > c->converted_size) {
             uint8_t *grown = realloc(c->converted, need);
             if (!grown) return;
@@ -124,13 +165,80 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
                                                       sizeof(struct spa_meta_region) * RK_PW_MAX_DAMAGE));
     pw_stream_update_params(c->stream, params, 3);
     pthread_mutex_lock(&c->lock);
-    c->width = raw.size.width;
-    c->height = raw.size.height;
+    c->width = raw.width;
+    c->height = raw.height;
     c->format = fmt;
     c->source_format = source;
     c->have_format = 1;
     pthread_cond_broadcast(&c->cond);
     pthread_mutex_unlock(&c->lock);
+}
+
+/// Fills `f`'s data, stride and size from the buffer, converting YUY2, NV12 and I420 to BGRx;
+/// 0 when the buffer is too small for what the format says (skipped).
+static int frame_pixels(struct rk_pw_capture *c, struct spa_buffer *buf, rk_pw_frame *f) {
+    struct spa_data *d = &buf->datas[0];
+    if (d->chunk->offset > d->maxsize) return 0;
+    const uint8_t *base = (const uint8_t *)d->data + d->chunk->offset;
+    uint64_t available = d->maxsize - d->chunk->offset;
+    uint32_t w = c->width, h = c->height;
+    switch (c->source_format) {
+    case RK_PW_MJPEG:
+        if (d->chunk->size > available) return 0;
+        f->data = base;
+        f->size = d->chunk->size;
+        f->stride = 0;
+        return 1;
+    case RK_PW_YUY2:
+    case RK_PW_NV12:
+    case RK_PW_I420: {
+        if (!c->converted || c->converted_size < (size_t)w * h * 4) return 0;
+        uint32_t bpp = c->source_format == RK_PW_YUY2 ? 2 : 1;
+        uint32_t stride = d->chunk->stride > 0 ? (uint32_t)d->chunk->stride : w * bpp;
+        if (stride < w * bpp) return 0;
+        if (c->source_format == RK_PW_YUY2) {
+            if ((uint64_t)stride * h > available) return 0;
+            rk_pw_yuy2_to_bgrx(base, stride, c->converted, w * 4, w, h);
+        } else {
+            // The chroma plane(s): a data block of their own each (a producer that splits the
+            // planes), else after the Y plane in the same block (V4L2's and GStreamer's layout:
+            // NV12's U V rows `stride` apart, I420's U then V rows half as far apart).
+            uint32_t uv_stride = c->source_format == RK_PW_NV12 ? stride : stride / 2;
+            uint64_t uv_bytes = (uint64_t)uv_stride * (h / 2);
+            const uint8_t *u = NULL, *v = NULL;
+            uint32_t planes = c->source_format == RK_PW_NV12 ? 1 : 2;
+            if (buf->n_datas > planes) {
+                if ((uint64_t)stride * h > available) return 0;
+                for (uint32_t i = 1; i <= planes; i++) {
+                    struct spa_data *p = &buf->datas[i];
+                    if (p->data == NULL || p->chunk == NULL || p->chunk->offset > p->maxsize) return 0;
+                    uint32_t ps = p->chunk->stride > 0 ? (uint32_t)p->chunk->stride : uv_stride;
+                    if (ps < (c->source_format == RK_PW_NV12 ? w : w / 2) || (uint64_t)ps * (h / 2) > p->maxsize - p->chunk->offset) return 0;
+                    uv_stride = ps;
+                    if (i == 1) u = (const uint8_t *)p->data + p->chunk->offset;
+                    else v = (const uint8_t *)p->data + p->chunk->offset;
+                }
+            } else {
+                if ((uint64_t)stride * h + uv_bytes * planes > available) return 0;
+                u = base + (size_t)stride * h;
+                if (planes == 2) v = u + uv_bytes;
+            }
+            rk_pw_yuv420_to_bgrx(base, stride, u, v, uv_stride, c->converted, w * 4, w, h);
+        }
+        f->data = c->converted;
+        f->stride = w * 4;
+        f->size = w * 4 * h;
+        return 1;
+    }
+    default: {
+        uint32_t stride = d->chunk->stride > 0 ? (uint32_t)d->chunk->stride : w * 4;
+        if (stride < w * 4 || (uint64_t)stride * h > available) return 0;
+        f->data = base;
+        f->stride = stride;
+        f->size = stride * h;
+        return 1;
+    }
+    }
 }
 
 static void on_process(void *data) {
@@ -159,22 +267,9 @@ static void on_process(void *data) {
     f.width = c->width;
     f.height = c->height;
     f.format = c->format;
-    uint32_t bytes_per_pixel = c->source_format == RK_PW_YUY2 ? 2 : 4;
-    f.stride = d->chunk->stride > 0 ? (uint32_t)d->chunk->stride : c->width * bytes_per_pixel;
-    f.data = (const uint8_t *)d->data + d->chunk->offset;
-    if (d->chunk->offset > d->maxsize || (uint64_t)f.stride * f.height > d->maxsize - d->chunk->offset ||
-        f.stride < c->width * bytes_per_pixel) {
+    if (!frame_pixels(c, buf, &f)) {
         pw_stream_queue_buffer(c->stream, b);
         return;
-    }
-    if (c->source_format == RK_PW_YUY2) {
-        if (!c->converted || c->converted_size < (size_t)c->width * c->height * 4) {
-            pw_stream_queue_buffer(c->stream, b);
-            return;
-        }
-        rk_pw_yuy2_to_bgrx(f.data, f.stride, c->converted, c->width * 4, c->width, c->height);
-        f.data = c->converted;
-        f.stride = c->width * 4;
     }
     int64_t now = monotonic_ns();
     f.pts_ns = h ? h->pts : 0;
@@ -234,21 +329,17 @@ static void set_err(char *err, size_t len, const char *what, int res) {
 }
 
 static rk_pw_capture *capture_open(int fd, uint32_t node_id, uint32_t max_fps, const char *name, const char *role,
+                                   const rk_pw_camera_format *want, uint32_t options,
                                    rk_pw_frame_fn on_frame, rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
 
 rk_pw_capture *rk_pw_capture_open(int fd, uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
                                   rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen) {
-    return capture_open(fd, node_id, max_fps, "RecordKit screen", "Screen", on_frame, on_event, userdata, err, errlen);
+    return capture_open(fd, node_id, max_fps, "RecordKit screen", "Screen", NULL, 0, on_frame, on_event, userdata, err, errlen);
 }
 
-rk_pw_capture *rk_pw_camera_open(uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
-                                 rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen) {
-    return capture_open(-1, node_id, max_fps, "RecordKit camera", "Camera", on_frame, on_event, userdata, err, errlen);
-}
-
-rk_pw_capture *rk_pw_camera_open_fd(int fd, uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
-                                    rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen) {
-    return capture_open(fd, node_id, max_fps, "RecordKit camera", "Camera", on_frame, on_event, userdata, err, errlen);
+rk_pw_capture *rk_pw_camera_open_fd(int fd, uint32_t node_id, uint32_t max_fps, const rk_pw_camera_format *want, uint32_t options,
+                                    rk_pw_frame_fn on_frame, rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen) {
+    return capture_open(fd, node_id, max_fps, "RecordKit camera", "Camera", want, options, on_frame, on_event, userdata, err, errlen);
 }
 
 uint32_t rk_pw_capture_source_format(rk_pw_capture *c) {
@@ -259,6 +350,7 @@ uint32_t rk_pw_capture_source_format(rk_pw_capture *c) {
 }
 
 static rk_pw_capture *capture_open(int fd, uint32_t node_id, uint32_t max_fps, const char *name, const char *role,
+                                   const rk_pw_camera_format *want, uint32_t options,
                                    rk_pw_frame_fn on_frame, rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, once_init);
@@ -266,7 +358,12 @@ static rk_pw_capture *capture_open(int fd, uint32_t node_id, uint32_t max_fps, c
     if (!c) { if (fd >= 0) close(fd); return NULL; }
     c->node_id = node_id;
     c->max_fps = max_fps ? max_fps : 30;
-    c->accept_yuy2 = strcmp(role, "Camera") == 0;
+    c->is_camera = strcmp(role, "Camera") == 0;
+    c->accept_mjpeg = c->is_camera && (options & RK_PW_CAMERA_ACCEPT_MJPEG) != 0;
+    if (c->is_camera && want) {
+        c->has_want = 1;
+        c->want = *want;
+    }
     c->on_frame = on_frame;
     c->on_event = on_event;
     c->userdata = userdata;
@@ -295,31 +392,25 @@ static rk_pw_capture *capture_open(int fd, uint32_t node_id, uint32_t max_fps, c
         goto fail;
     }
     pw_stream_add_listener(c->stream, &c->stream_listener, &stream_events, c);
-    uint8_t buffer[1024];
+    uint8_t buffer[2048];
     struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
-    const struct spa_pod *params[1];
-    // A camera may send YUY2 as well (most USB cameras do); the screen only RGB.
-    struct spa_pod_frame formats;
-    spa_pod_builder_push_object(&b, &formats, SPA_TYPE_OBJECT_Format, SPA_PARAM_EnumFormat);
-    spa_pod_builder_add(&b, SPA_FORMAT_mediaType, SPA_POD_Id(SPA_MEDIA_TYPE_video),
-        SPA_FORMAT_mediaSubtype, SPA_POD_Id(SPA_MEDIA_SUBTYPE_raw), 0);
-    if (c->accept_yuy2) {
-        spa_pod_builder_add(&b, SPA_FORMAT_VIDEO_format, SPA_POD_CHOICE_ENUM_Id(6, SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRx,
-                            SPA_VIDEO_FORMAT_BGRA, SPA_VIDEO_FORMAT_RGBx, SPA_VIDEO_FORMAT_RGBA, SPA_VIDEO_FORMAT_YUY2), 0);
+    const struct spa_pod *params[2];
+    uint32_t n_params = 0;
+    // In order of preference (the first of ours the node can send wins): the raw formats
+    // (RGB, then a camera's YUY2, NV12 and I420, converted to BGRx here), then a camera's
+    // MJPEG (decoded by the caller); or exactly the format the caller chose.
+    static const uint32_t rgb[] = { SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRA, SPA_VIDEO_FORMAT_RGBx, SPA_VIDEO_FORMAT_RGBA,
+                                    SPA_VIDEO_FORMAT_YUY2, SPA_VIDEO_FORMAT_NV12, SPA_VIDEO_FORMAT_I420 };
+    if (c->has_want) {
+        struct spa_rectangle size = SPA_RECTANGLE(c->want.width, c->want.height);
+        uint32_t spa = rk_pw_spa_of_format(c->want.format);
+        params[n_params++] = format_pod(&b, &spa, c->want.format == RK_PW_MJPEG ? 0 : 1, &size, c->max_fps);
     } else {
-        spa_pod_builder_add(&b, SPA_FORMAT_VIDEO_format, SPA_POD_CHOICE_ENUM_Id(5, SPA_VIDEO_FORMAT_BGRx, SPA_VIDEO_FORMAT_BGRx,
-                            SPA_VIDEO_FORMAT_BGRA, SPA_VIDEO_FORMAT_RGBx, SPA_VIDEO_FORMAT_RGBA), 0);
+        params[n_params++] = format_pod(&b, rgb, c->is_camera ? 7 : 4, NULL, c->max_fps);
+        if (c->accept_mjpeg) params[n_params++] = format_pod(&b, NULL, 0, NULL, c->max_fps);
     }
-    spa_pod_builder_add(&b,
-        SPA_FORMAT_VIDEO_size, SPA_POD_CHOICE_RANGE_Rectangle(&SPA_RECTANGLE(1920, 1080), &SPA_RECTANGLE(1, 1),
-                                                              &SPA_RECTANGLE(16384, 16384)),
-        SPA_FORMAT_VIDEO_framerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(0, 1), &SPA_FRACTION(0, 1),
-                                                                  &SPA_FRACTION(1000, 1)),
-        SPA_FORMAT_VIDEO_maxFramerate, SPA_POD_CHOICE_RANGE_Fraction(&SPA_FRACTION(c->max_fps, 1), &SPA_FRACTION(1, 1),
-                                                                     &SPA_FRACTION(c->max_fps, 1)), 0);
-    params[0] = spa_pod_builder_pop(&b, &formats);
     int r = pw_stream_connect(c->stream, PW_DIRECTION_INPUT, node_id,
-                              PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, params, 1);
+                              PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, params, n_params);
     pw_thread_loop_unlock(c->loop);
     if (r < 0) { set_err(err, errlen, "cannot connect the PipeWire stream", r); goto fail; }
     return c;

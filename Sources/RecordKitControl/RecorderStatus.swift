@@ -30,6 +30,14 @@ package struct CaptureStatus: Sendable, Codable {
     package var cameraEnabled: Bool?
     /// Why the camera stopped delivering while recording (its corner is left out), or nil.
     package var cameraLost: String?
+    /// What the camera sends and at what size ("MJPEG 640x480", "YUY2 320x240"); nil without a
+    /// camera or when not known.
+    package var cameraFormat: String?
+    /// Camera pictures skipped since the recording started (a JPEG that does not decode); nil
+    /// without a camera.
+    package var cameraSkipped: Int64?
+    /// Why the last skipped camera picture was skipped; nil when none was.
+    package var cameraSkipReason: String?
     /// Damage-driven capture counters (grabs, conversions, damaged area); nil before capture starts.
     package var damage: DamageStatus?
 

@@ -5,11 +5,13 @@ import RecordKitCapture
 /// PipeWire's camera nodes (``PipeWireCamera``). The executables call it once at start; the
 /// pipeline and the service then find the sources by name.
 package enum PipeWireSources {
-    /// Registers "portal" and the "pipewire" cameras (idempotent).
-    package static func register() {
+    /// Registers "portal" and the "pipewire" cameras (idempotent). `mjpegDecoder` makes the
+    /// decoder of each MJPEG camera (MJPEGDecoder: RecordKitMedia links libavcodec, this
+    /// module does not); without one, cameras are read only in raw formats.
+    package static func register(mjpegDecoder: CameraPictureDecoderFactory? = nil) {
         CameraSourceRegistry.register("pipewire", list: { () throws(CaptureError) -> [CameraInfo] in try PipeWireCamera.list() },
                                       open: { (name: String?, fps: Int) throws(CaptureError) -> any CameraSource in
-            try PipeWireCamera.open(name, framesPerSecond: fps)
+            try PipeWireCamera.open(name, framesPerSecond: fps, decoder: mjpegDecoder)
         })
         VideoSourceRegistry.register("portal", monitors: { (_: String?) throws(CaptureError) -> [MonitorInfo] in
             try portalMonitors()

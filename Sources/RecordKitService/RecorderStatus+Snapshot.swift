@@ -34,6 +34,9 @@ extension CaptureStatus {
         camera = capture.camera
         cameraEnabled = capture.cameraEnabled
         cameraLost = capture.cameraLost
+        cameraFormat = capture.cameraFormat
+        cameraSkipped = capture.cameraSkipped?.count
+        cameraSkipReason = capture.cameraSkipped?.lastReason
         damage = capture.counters.map { counters in
             var damage = DamageStatus()
             damage.tracking = counters.damageTracking

@@ -103,7 +103,10 @@ package final class WebServer: Sendable {
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // A TCP-level option: `.socketOption(.tcp_nodelay)` would set level SOL_SOCKET, where
+            // option 1 is SO_DEBUG, which only root may set: every connection of a non-root
+            // service was closed at accept.
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let client = channel.remoteAddress?.ipAddress ?? "?"

@@ -29,7 +29,8 @@ enum SourceListingVerbs {
         for c in cameras {
             let id = c.nodeID.map { "node \($0)" } ?? "-"
             Console.out("\(c.api)\t\(c.name)\t\(id)\t\(c.description.isEmpty ? "-" : c.description)\t\(c.detail.isEmpty ? "-" : c.detail)"
-                + (c.recordable ? "" : "\tlisted only: record it through PipeWire"))
+                + (c.recordable ? "" : "\tlisted only: record it through PipeWire")
+                + (c.formats.map { "\tformats: " + ($0.isEmpty ? "none RecordKit reads" : $0.joined(separator: ", ")) } ?? ""))
         }
         if cameras.isEmpty { Console.error("no camera: PipeWire has no Video/Source node and there is no V4L2 device") }
         for p in problems { Console.error("note: \(p)") }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RecordCtlSupport
+import RecordKitMedia
 import RecordKitPipeWire
 import RecordKitService
 
@@ -15,7 +16,8 @@ guard let text, let request = try? EngineRequest.decode(text) else {
     Console.error("recordctl-engine runs the in-process verbs of recordctl; run `recordctl record|trim|extensions|monitors|audio-sources …` instead")
     exit(ExitCodes.usage)
 }
-PipeWireSources.register()  // the "portal" video source (Wayland)
+// The "portal" video source (Wayland) and PipeWire's cameras, MJPEG ones decoded by libavcodec.
+PipeWireSources.register(mjpegDecoder: { (try? MJPEGDecoder()).map { $0.decode } })
 RecordingProcessMemory.disableTransparentHugePages()  // docs/ENCODING.md, "Transparent huge pages"
 RecordingProcessMemory.returnFreedMemoryPeriodically()  // docs/BENCHMARKS.md, "Memory over time"
 exit(EngineVerbs.run(request))

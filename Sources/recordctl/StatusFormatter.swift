@@ -25,7 +25,12 @@ enum StatusFormatter {
                 if !parts.isEmpty { lines.append("audio switches: " + parts.joined(separator: ", ")) }
             }
             if let camera = c.camera {  // the live camera switch (recordctl camera)
-                lines.append("camera: \(camera) \(c.cameraEnabled == false ? "off" : "on")" + (c.cameraLost.map { ", lost: \($0)" } ?? ""))
+                var details = c.cameraFormat.map { [$0] } ?? []
+                if let skipped = c.cameraSkipped, skipped > 0 {
+                    details.append("\(skipped) picture\(skipped == 1 ? "" : "s") skipped" + (c.cameraSkipReason.map { ", last: \($0)" } ?? ""))
+                }
+                lines.append("camera: \(camera) \(c.cameraEnabled == false ? "off" : "on")" + (c.cameraLost.map { ", lost: \($0)" } ?? "")
+                             + (details.isEmpty ? "" : " (\(details.joined(separator: "; ")))"))
             }
             if !c.audioOffsetMs.isEmpty {
                 lines.append("a/v offset: " + c.audioOffsetMs.keys.sorted().map { String(format: "%@ %+.1f ms", $0, c.audioOffsetMs[$0]!) }.joined(separator: ", "))

@@ -76,7 +76,8 @@ struct DependencyRules {
                              "RecordKitMedia"],  // `recordctl trim` runs MovieTrimmer in process
         // The config file fills the same start arguments a command line does (RecordKitControl's values).
         "RecordKitConfig": ["RecordKitSupport", "RecordKitControl", "TOMLKit"],
-        "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire", "RecordKitConfig"],
+        // recordd hands RecordKitMedia's MJPEG decoder to the PipeWire cameras, as recordctl-engine does.
+        "recordd": ["RecordKitService", "RecordKitBuiltins", "RecordKitSurfaces", "RecordKitPipeWire", "RecordKitConfig", "RecordKitMedia"],
         // Control surfaces: clients of the service's request API; hotkeys grab keys on X11 through capture's display code;
         // the metrics endpoint observes encode times (EncodeTimeObserver in media).
         "RecordKitSurfaces": ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitMedia", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],

@@ -66,9 +66,17 @@ int rk_portal_camera_open_remote(rk_portal *p, char *err, size_t errlen);
 // MARK: A PipeWire video stream (copy path: SHM/memfd buffers mapped read-only)
 
 enum { RK_PW_BGRX = 0, RK_PW_BGRA = 1, RK_PW_RGBX = 2, RK_PW_RGBA = 3 };
-/// A camera's packed 4:2:2 YUV (Y0 U Y1 V, what most USB cameras send uncompressed); never
-/// handed to a frame callback: converted to BGRx on the stream's thread first (rk_pw_yuy2.c).
-enum { RK_PW_YUY2 = 4 };
+/// A camera's packed 4:2:2 YUV (Y0 U Y1 V, what most USB cameras send uncompressed at low
+/// rates), and its planar 4:2:0 YUV (NV12: a Y plane then interleaved U V; I420: Y, U, V
+/// planes); never handed to a frame callback: converted to BGRx on the stream's thread first
+/// (rk_pw_yuv.c).
+enum { RK_PW_YUY2 = 4, RK_PW_NV12 = 5, RK_PW_I420 = 6 };
+/// A camera's Motion JPEG (what most USB cameras send at 720p and 1080p): each frame is one
+/// JPEG picture of `size` bytes at `data` (stride 0), handed to the frame callback as it came;
+/// the caller decodes it.
+enum { RK_PW_MJPEG = 7 };
+/// rk_pw_camera_open_fd's `options`: offer MJPEG besides the raw formats (the caller can decode it).
+enum { RK_PW_CAMERA_ACCEPT_MJPEG = 1 };
 enum { RK_PW_MAX_DAMAGE = 16 };
 
 /// A changed rectangle, in stream pixels.
@@ -82,6 +90,7 @@ typedef struct rk_pw_frame {
     uint32_t format;          // RK_PW_*
     int64_t capture_ns;       // CLOCK_MONOTONIC: the buffer's PTS when it is on that clock, else arrival
     int64_t pts_ns;           // the buffer's own PTS (0 if none)
+    uint32_t size;            // bytes at `data`: the JPEG for RK_PW_MJPEG, else height rows of `stride`
     uint32_t damage_count;    // 0 with damage_valid: nothing changed; damage_valid 0: unknown
     int32_t damage_valid;
     rk_pw_rect damage[RK_PW_MAX_DAMAGE];
@@ -101,30 +110,50 @@ typedef struct rk_pw_capture rk_pw_capture;
 rk_pw_capture *rk_pw_capture_open(int fd, uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
                                   rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
 
-/// The same stream for a camera: node `node_id` of the default PipeWire daemon
-/// (`PIPEWIRE_REMOTE`, else the user's socket), with the Camera media role; the sizes the
-/// camera offers are accepted (1920x1080 preferred). Besides the RGB formats a camera may
-/// offer YUY2: each picture is then converted once to BGRx on the stream's thread, and frames
-/// (and rk_pw_capture_wait_format's `format`) say RK_PW_BGRX; `source_format` below tells
-/// which format the camera sends.
-rk_pw_capture *rk_pw_camera_open(uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
-                                 rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
+/// One format a camera offers at one size: what rk_pw_camera_formats lists and
+/// rk_pw_camera_open_fd can be asked for.
+typedef struct rk_pw_camera_format {
+    uint32_t format;          // RK_PW_* (the source format: RK_PW_YUY2, RK_PW_MJPEG, ...)
+    uint32_t width, height;   // pixels
+    uint32_t max_fps;         // the highest whole frame rate offered at this size (0: unknown)
+} rk_pw_camera_format;
 
-/// rk_pw_camera_open through the remote `fd` (the Camera portal's; taken over, -1: the default daemon).
-rk_pw_capture *rk_pw_camera_open_fd(int fd, uint32_t node_id, uint32_t max_fps, rk_pw_frame_fn on_frame,
-                                    rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
+/// The formats and sizes the camera node `node_id` offers that RecordKit reads (its output
+/// port's EnumFormat; choices and ranges of sizes give their default), through the remote
+/// `fd` (taken over; -1: the default daemon), after one round trip (at most `timeout_ms`).
+/// Blocking; any thread. Up to `max` into `formats` and `*count`; 0, or a negative errno with
+/// `err` (-ENOENT: no such node or no output port).
+int rk_pw_camera_formats(int fd, uint32_t node_id, rk_pw_camera_format *formats, int max, int *count, int timeout_ms,
+                         char *err, size_t errlen);
+
+/// The same stream for a camera: node `node_id` through the remote `fd` (the Camera portal's;
+/// taken over, -1: the default daemon: `PIPEWIRE_REMOTE`, else the user's socket), with the
+/// Camera media role. With `want` (not NULL) only that format at that size is asked for (from
+/// rk_pw_camera_formats); otherwise the raw formats at any size (1920x1080 preferred) come
+/// first, then MJPEG when `options` has RK_PW_CAMERA_ACCEPT_MJPEG. YUY2, NV12 and I420 are
+/// converted once per picture to BGRx on the stream's thread, and frames (and
+/// rk_pw_capture_wait_format's `format`) say RK_PW_BGRX; MJPEG frames say RK_PW_MJPEG and
+/// carry the JPEG. `source_format` below tells which format the camera sends.
+rk_pw_capture *rk_pw_camera_open_fd(int fd, uint32_t node_id, uint32_t max_fps, const rk_pw_camera_format *want, uint32_t options,
+                                    rk_pw_frame_fn on_frame, rk_pw_event_fn on_event, void *userdata, char *err, size_t errlen);
 
 /// Waits up to `timeout_ms` for the format; 0 with the size and RK_PW_* format, -ETIMEDOUT, or
 /// -EIO when the stream failed first.
 int rk_pw_capture_wait_format(rk_pw_capture *c, int timeout_ms, uint32_t *width, uint32_t *height, uint32_t *format);
 
-/// The format the node sends (RK_PW_*: RK_PW_YUY2 for a camera converted to BGRx), once
-/// rk_pw_capture_wait_format returned 0.
+/// The format the node sends (RK_PW_*: RK_PW_YUY2, RK_PW_NV12 or RK_PW_I420 for a camera
+/// converted to BGRx), once rk_pw_capture_wait_format returned 0.
 uint32_t rk_pw_capture_source_format(rk_pw_capture *c);
 
 /// Converts `height` rows of YUY2 (`src_stride` bytes apart, `width` even) to BGRx (`dst_stride`
 /// apart), BT.601 limited range, as USB cameras (UVC) send it. Plain C, any thread.
 void rk_pw_yuy2_to_bgrx(const uint8_t *src, uint32_t src_stride, uint8_t *dst, uint32_t dst_stride, uint32_t width, uint32_t height);
+
+/// Converts 4:2:0 YUV to BGRx (`dst_stride` apart), BT.601 limited range: the Y plane
+/// (`y_stride`), and either NV12's interleaved U V plane (`v` NULL, `uv_stride`) or I420's U
+/// and V planes (`uv_stride` each). `width` and `height` even. Plain C, any thread.
+void rk_pw_yuv420_to_bgrx(const uint8_t *y, uint32_t y_stride, const uint8_t *u, const uint8_t *v, uint32_t uv_stride,
+                          uint8_t *dst, uint32_t dst_stride, uint32_t width, uint32_t height);
 
 /// Stops the thread loop and frees everything; no callback runs after it returns. Never call
 /// it from a callback. NULL is ignored.

@@ -15,9 +15,15 @@ package struct CameraInfo: Sendable, Codable, Equatable {
     /// Whether `--camera` can record it: PipeWire nodes yes; V4L2 devices are listed only
     /// (record them through PipeWire, which exposes them as nodes when WirePlumber runs).
     package var recordable: Bool
+    /// What a PipeWire camera offers that RecordKit reads, one entry per format and size
+    /// ("MJPEG 1280x720 30 fps", ``CameraFormatOffer``), in the camera's order; nil when not
+    /// known (V4L2 devices, a node whose port could not be asked).
+    package var formats: [String]?
 
     /// Describes a camera.
-    package init(api: String, name: String, description: String, nodeID: UInt32? = nil, detail: String = "", recordable: Bool) {
+    package init(api: String, name: String, description: String, nodeID: UInt32? = nil, detail: String = "", recordable: Bool,
+                 formats: [String]? = nil) {
+        self.formats = formats
         self.api = api
         self.name = name
         self.description = description

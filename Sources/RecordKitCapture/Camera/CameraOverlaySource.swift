@@ -105,6 +105,10 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
 
     /// Why the camera stopped delivering, or nil while it runs (its corner is then left out).
     package var cameraEndReason: String? { camera.endReason }
+    /// What the camera sends and at what size ("MJPEG 640x480"); empty when not known.
+    package var cameraFormat: String { camera.format }
+    /// Camera pictures skipped (a JPEG that does not decode), and why the last one was.
+    package var cameraSkipped: (count: Int64, lastReason: String?) { camera.skipped }
 
     package func start(deliver: @escaping @Sendable (CapturedFrame) -> Void) {
         let store = self.store

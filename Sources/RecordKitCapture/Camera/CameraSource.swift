@@ -20,8 +20,21 @@ package protocol CameraSource: AnyObject, Sendable {
     var name: String { get }
     /// Why the camera stopped delivering (its node went away, an error), or nil while it runs.
     var endReason: String? { get }
+    /// What the camera sends, at what size ("MJPEG 640x480"); empty when not known.
+    var format: String { get }
+    /// Pictures that arrived and were skipped (an MJPEG picture that could not be decoded, one
+    /// not of the negotiated size), and why the last one was. Never fatal: the picture before
+    /// stays on show.
+    var skipped: (count: Int64, lastReason: String?) { get }
     /// Starts delivering pictures; only the first call does anything.
     func start(deliver: @escaping CameraPictureSink)
     /// Stops and releases everything; idempotent, from any thread but the delivering one.
     func stop()
+}
+
+extension CameraSource {
+    /// Not known.
+    package var format: String { "" }
+    /// None.
+    package var skipped: (count: Int64, lastReason: String?) { (0, nil) }
 }

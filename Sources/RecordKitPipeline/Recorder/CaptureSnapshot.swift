@@ -38,6 +38,10 @@ package struct CaptureSnapshot: Sendable {
     package var cameraEnabled: Bool?
     /// Why the camera stopped delivering while recording, or nil.
     package var cameraLost: String?
+    /// What the camera sends and at what size ("MJPEG 640x480"); nil without a camera or when not known.
+    package var cameraFormat: String?
+    /// Camera pictures skipped (a JPEG that does not decode) and why the last was; nil without a camera.
+    package var cameraSkipped: (count: Int64, lastReason: String?)?
 
     /// Frames grabbed and delivered (zero before capture started).
     package var framesCaptured: Int64 { counters?.captured ?? 0 }

@@ -30,6 +30,8 @@ extension RecordingGraph {
             snapshot.camera = camera.cameraName
             snapshot.cameraEnabled = camera.cameraSwitch.isEnabled
             snapshot.cameraLost = camera.cameraEndReason
+            snapshot.cameraFormat = camera.cameraFormat.isEmpty ? nil : camera.cameraFormat
+            snapshot.cameraSkipped = camera.cameraSkipped
         }
         return snapshot
     }

@@ -27,10 +27,15 @@ final class UploadErrorTests: UploadTestCase {
         XCTAssertTrue((r.stdout + r.stderr).contains("no-such-bucket"), "\(r)")
         outputs.append(r.stdout + r.stderr)
 
-        // Unreachable endpoint: retried (short policy), then 70 with "cannot reach".
+        // Unreachable endpoint: retried, then 70 with "cannot reach". Two attempts: each one
+        // already spends the transport's 10 s connect timeout (async-http-client retries a refused
+        // connection within it), so the suite's usual six would take a minute here.
+        service.shutdown()
+        service = try makeService(["RECORDKIT_UPLOAD_ATTEMPTS": "2"])
         r = try service.ctl(["upload", file, "--to", "s3://recordings/x", "--upload-endpoint", "http://127.0.0.1:\(UploadServers.base + 49)"], timeout: 90)
         XCTAssertEqual(r.exitCode, 70, "\(r)")
         XCTAssertTrue((r.stdout + r.stderr).contains("cannot reach"), "\(r)")
+        XCTAssertTrue((r.stdout + r.stderr).contains("2 attempts"), "retried once before giving up: \(r)")
         outputs.append(r.stdout + r.stderr)
 
         // Wrong credentials: a service whose secret is wrong; 70, says to check the credentials.
