@@ -134,6 +134,9 @@ final class RTMPSender: @unchecked Sendable {
     // MARK: - The thread
 
     private func run() {
+        // Foundation's `Thread.name` does not reach the kernel: without this the thread kept
+        // the name of the thread that started it (`rk-out-rtmp`, the handler's).
+        SerialThread.nameCurrentThread("rk-rtmp-send")
         FFmpegLog.beginCapture()
         defer {
             FFmpegLog.endCapture()

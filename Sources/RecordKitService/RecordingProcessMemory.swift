@@ -1,5 +1,4 @@
 import CShims
-import Dispatch
 import Foundation
 import RecordKitSupport
 
@@ -30,12 +29,14 @@ import RecordKitSupport
 /// A library embedding the recorder keeps its host's policy: only the recording executables call
 /// this, first thing.
 package enum RecordingProcessMemory {
-    /// The timer of ``returnFreedMemoryPeriodically()``; set once, from the main thread, at start.
-    nonisolated(unsafe) private static var trimTimer: DispatchSourceTimer?
+    /// The thread of ``returnFreedMemoryPeriodically()``; set once, from the main thread, at start.
+    nonisolated(unsafe) private static var trimThread: RepeatingThread?
 
     /// Allows at most 4 malloc arenas (glibc's default is 8 per core) and starts a timer that
-    /// gives every arena's free pages back to the kernel every `seconds` seconds (malloc_trim,
-    /// on a utility queue; a few milliseconds each). Call once, first thing, before threads start.
+    /// gives every arena's free pages back to the kernel every `seconds` seconds (malloc_trim, a
+    /// few milliseconds each, on the thread `rk-malloc-trim`: one thread for the process's life,
+    /// where a Dispatch timer took a pool worker each time and left the thread count varying).
+    /// Call once, first thing, before threads start.
     ///
     /// With `RK_MALLOC_LOG=PATH` in the environment, each trim appends one line to PATH: seconds
     /// since the start, then the bytes malloc's callers hold, the bytes the arenas hold free, and
@@ -44,22 +45,23 @@ package enum RecordingProcessMemory {
     package static func returnFreedMemoryPeriodically(every seconds: Int = 30,
                                                       environment: [String: String] = ProcessInfo.processInfo.environment) {
         _ = cshim_limit_malloc_arenas(4)
-        guard trimTimer == nil else { return }
-        let log = environment["RK_MALLOC_LOG"].flatMap { fopen($0, "a") }
+        guard trimThread == nil else { return }
+        let log = environment["RK_MALLOC_LOG"].flatMap { fopen($0, "a") }.map(UncheckedFile.init)
         let started = MonotonicClock.seconds()
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "recordkit.malloc-trim", qos: .utility))
-        timer.schedule(deadline: .now() + .seconds(seconds), repeating: .seconds(seconds), leeway: .seconds(1))
-        timer.setEventHandler {
+        trimThread = RepeatingThread(name: "rk-malloc-trim", firstAfterSeconds: Double(seconds), everySeconds: Double(seconds)) {
             _ = cshim_malloc_trim()
             guard let log else { return }
             var inUse: UInt64 = 0, free: UInt64 = 0, mapped: UInt64 = 0
             cshim_malloc_usage(&inUse, &free, &mapped)
             let line = String(format: "%.1f %llu %llu %llu\n", MonotonicClock.seconds() - started, inUse, free, mapped)
-            fputs(line, log)
-            fflush(log)
+            fputs(line, log.file)
+            fflush(log.file)
         }
-        timer.resume()
-        trimTimer = timer
+    }
+
+    /// The log's `FILE *`, written by the trim thread only.
+    private struct UncheckedFile: @unchecked Sendable {
+        let file: UnsafeMutablePointer<FILE>
     }
 
     /// Opts this process and its children out of transparent huge pages; returns false (and

@@ -1,18 +1,19 @@
-import Dispatch
+import RecordKitSupport
 import Synchronization
 
 /// Notices a PulseAudio server that stops answering while connected (stopped, hung): libpulse
 /// only reports a server whose socket closes. Every ``interval`` it runs `ping` (a server
 /// round trip with its own deadline, off the PulseAudio thread); the first ping that fails while
 /// the connection is still up calls `onSilent` once with the reason. Then it stops.
-/// `@unchecked`: its only mutable part is the Dispatch timer, which is thread-safe.
+/// The pings run on a thread of its own, `rk-pulse-ping` (``RepeatingThread``; a Dispatch timer
+/// took a pool worker each time). `@unchecked`: its only mutable part is that thread, which is thread-safe.
 final class PulseLivenessWatch: @unchecked Sendable {
     /// Time between pings, in seconds.
     static let interval: Double = 2
     /// How long one ping may take, in seconds.
     static let pingTimeout: Double = 2
 
-    private let timer: any DispatchSourceTimer
+    private var timer: RepeatingThread?  // set once, in init
     private let reported = Atomic<Bool>(false)
     private let ping: @Sendable () -> String?
     private let onSilent: @Sendable (String) -> Void
@@ -22,21 +23,20 @@ final class PulseLivenessWatch: @unchecked Sendable {
     init(ping: @escaping @Sendable () -> String?, onSilent: @escaping @Sendable (String) -> Void) {
         self.ping = ping
         self.onSilent = onSilent
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "RecordKit.PulseAudioConnection.liveness"))
-        timer.schedule(deadline: .now() + Self.interval, repeating: Self.interval)
-        timer.setEventHandler { [weak self] in self?.tick() }
-        timer.resume()
+        timer = RepeatingThread(name: "rk-pulse-ping", firstAfterSeconds: Self.interval, everySeconds: Self.interval) { [weak self] in
+            self?.tick()
+        }
     }
 
     private func tick() {
         guard !reported.load(ordering: .acquiring), let why = ping() else { return }
         guard reported.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        timer.cancel()
+        timer?.stop()
         onSilent(why)
     }
 
     /// Stops pinging; idempotent.
-    func stop() { timer.cancel() }
+    func stop() { timer?.stop() }
 
-    deinit { timer.cancel() }
+    deinit { timer?.stop() }
 }

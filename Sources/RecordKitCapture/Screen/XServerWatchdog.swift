@@ -67,6 +67,7 @@ enum XServerWatchdog {
     private static func key(_ display: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: display)) }
 
     private static func run() {
+        SerialThread.nameCurrentThread("rk-x-watchdog")
         while true {
             // Which connections look stuck (read under the lock: unwatch, which precedes
             // XCloseDisplay, cannot run meanwhile, so the Display is alive while read).

@@ -1,5 +1,5 @@
-import Dispatch
 import RecordKit
+import RecordKitSupport
 
 /// The calls besides samples, in order with them: paused, resumed, annotated, and the handler's actions.
 extension HandlerRunner {
@@ -32,7 +32,7 @@ extension HandlerRunner {
             }
             if !called { completion(.failure(BroadcastError(.internalError, "handler '\(name)' has ended; '\(action)' was not performed"))) }
         } else {
-            queue.async(execute: run)
+            queue.async(run)
         }
     }
 

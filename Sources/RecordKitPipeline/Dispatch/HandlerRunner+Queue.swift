@@ -1,5 +1,5 @@
-import Dispatch
 import RecordKit
+import RecordKitSupport
 
 /// The runner's own queue, for a handler that does not own one: bounded, in order, serial.
 extension HandlerRunner {

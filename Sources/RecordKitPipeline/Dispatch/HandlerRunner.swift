@@ -1,11 +1,11 @@
-import Dispatch
 import RecordKit
+import RecordKitSupport
 import Synchronization
 
 /// Runs one handler: its own serial queue, a bounded backlog, and the serial-call contract.
 ///
-/// Every call to the handler is made on the runner's private serial `DispatchQueue` (never on
-/// Swift's cooperative pool), one at a time, in enqueue order: `broadcastStarted` first,
+/// Every call to the handler is made on the runner's own thread (``SerialThread``, named
+/// `rk-out-NAME`; never Swift's cooperative pool), one at a time, in enqueue order: `broadcastStarted` first,
 /// `broadcastFinished` exactly once and last. Enqueueing never blocks the caller. When more
 /// than ``Limits/video`` video samples wait, further video is dropped (for encoded video, up
 /// to the next key frame, so the handler's stream stays decodable) and counted; raw frames,
@@ -76,8 +76,9 @@ package final class HandlerRunner: @unchecked Sendable {
     let directBytes = Atomic<Int64>(0)
     /// Whether the output is paused on its own (from ``pauseOutput(at:)`` to ``resumeOutput(at:)``), for status.
     let pausedAlone = Atomic<Bool>(false)
-    /// The runner's serial queue: every call to a queued handler, and a queue owner's `broadcastFinished`.
-    let queue: DispatchQueue
+    /// The runner's thread: every call to a queued handler, and a queue owner's `broadcastFinished`.
+    /// It ends after `broadcastFinished` (``finish(completion:)``).
+    let queue: SerialThread
     let limits: Limits
     let state: Mutex<State>
     private let onEnded: @Sendable (HandlerRunner, BroadcastError) -> Void
@@ -104,7 +105,7 @@ package final class HandlerRunner: @unchecked Sendable {
         self.routes = routes
         self.limits = limits
         self.onEnded = onEnded
-        self.queue = DispatchQueue(label: "recordkit.handler.\(name)", qos: .userInitiated)
+        self.queue = SerialThread(name: "rk-out-" + name)
         let hasVideo = routes.contains { $0.type == .video }
         let window: OutputWindow = attachedAtNs.map { .attached(at: $0, hasVideo: hasVideo) } ?? .fromStart(hasVideo: hasVideo)
         self.state = Mutex(State(window: window))
@@ -152,6 +153,7 @@ package final class HandlerRunner: @unchecked Sendable {
             if call { handler.value.broadcastFinished() }
             ended.store(true, ordering: .releasing)
             completion()
+            queue.close()  // the last call: the thread ends after this job
         }
     }
 

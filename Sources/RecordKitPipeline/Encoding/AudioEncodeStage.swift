@@ -1,10 +1,10 @@
-import Dispatch
 import RecordKit
 import RecordKitMedia
+import RecordKitSupport
 import Synchronization
 
 /// One shared AAC (or Opus) encoder for one distinct PCM input and one distinct
-/// ``AudioEncoderSettings``, on a serial queue of its own. Audio is never dropped here.
+/// ``AudioEncoderSettings``, on a thread of its own (``SerialThread``). Audio is never dropped here.
 ///
 /// Its packets go to every route it feeds: its own, and any route whose PCM is the very same
 /// (with exactly one audio track recording, the "mixed" track is that track, relabelled), each
@@ -14,7 +14,7 @@ final class AudioEncodeStage: @unchecked Sendable {
     /// The route whose PCM feeds the encoder (its sink in the ``AudioGraph`` is registered under it).
     let route: SampleRoute
     private let encoder: AudioEncoder
-    private let queue: DispatchQueue
+    private let queue: SerialThread
     private var failed = false  // on `queue` only
     private let feeds: Mutex<[SampleRoute]>
     private let onPacket: @Sendable (SampleBuffer, SampleRoute) -> Void
@@ -29,7 +29,7 @@ final class AudioEncodeStage: @unchecked Sendable {
         let route = SampleRoute.audio(type, .encoded(settings))
         self.route = route
         self.encoder = try AudioEncoder(settings: settings, type: type, id: id)
-        self.queue = DispatchQueue(label: "recordkit.encode.\(id)", qos: .userInteractive)
+        self.queue = SerialThread(name: "rk-aenc-\(Self.trackName(type))-\(id.split(separator: "-").last ?? "")")
         self.feeds = Mutex([route])
         self.onPacket = onPacket
         self.onError = onError
@@ -71,13 +71,24 @@ final class AudioEncodeStage: @unchecked Sendable {
     /// The encoded stream's description (known from creation on).
     var format: EncodedFormat { encoder.format }
 
-    /// Drains the encoder; returns when done.
+    /// Drains the encoder; returns when done. The stage's thread ends.
     func finish() {
         queue.sync {
             guard !failed else { return }
             do throws(MediaError) { try encoder.finish(emit: emit) } catch {
                 for route in fedRoutes { onError(error, route) }
             }
+        }
+        queue.close()
+    }
+
+    /// The track in a thread name: `app`, `mic`, `mix`.
+    private static func trackName(_ type: SampleBufferType) -> String {
+        switch type {
+        case .audioApp: "app"
+        case .audioMic: "mic"
+        case .audioMixed: "mix"
+        default: type.rawValue
         }
     }
 

@@ -1,12 +1,13 @@
-import Dispatch
 import Glibc
 import RecordKit
 import RecordKitCapture
 import RecordKitMedia
+import RecordKitSupport
 import Synchronization
 
-/// One shared video encoder for one distinct ``VideoEncoderSettings``, on a serial queue of its
-/// own (off the cooperative pool). Every handler that asked for these settings gets its packets.
+/// One shared video encoder for one distinct ``VideoEncoderSettings``, on a thread of its own
+/// (off the cooperative pool; ``SerialThread``: the recording's thread count stays fixed), with
+/// the conversion to yuv420p on a second one. Every handler that asked for these settings gets its packets.
 ///
 /// Capture never waits for encoding. When the encoder falls behind, frames are dropped evenly
 /// (``EvenFrameDropper``: all kept below 10 waiting, a share falling with each waiting frame
@@ -34,7 +35,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     let route: SampleRoute
     private let encoder: VideoEncoder
     private let frameRate: Int
-    private let queue: DispatchQueue
+    private let queue: SerialThread  // encodes
     private let pending = Atomic<Int>(0)
     private let droppedFrames = Atomic<Int64>(0)
     private let encodedFrames = Atomic<Int64>(0)
@@ -55,7 +56,7 @@ final class VideoEncodeStage: @unchecked Sendable {
     private let maxPending = 24
     private let maxConverting = 3
     private let converting = Atomic<Int>(0)
-    private let convertQueue: DispatchQueue
+    private let convertQueue: SerialThread  // converts to yuv420p
     private var lastPts: Int64 = .min  // on `queue` only
     private var lastFrame: ConvertedPicture?  // on `queue` only: repeated into the final slot at stop
     private var failed = false          // on `queue` only
@@ -88,8 +89,8 @@ final class VideoEncodeStage: @unchecked Sendable {
         self.frameRate = frameRate
         self.still = spliceSkips && !lowDelay ? Self.stillRunEncoder(for: encoder, id: id) : nil
         self.drainWhenStill = drainWhenStill && !lowDelay && !spliceSkips
-        self.queue = DispatchQueue(label: "recordkit.encode.\(id)", qos: .userInteractive)
-        self.convertQueue = DispatchQueue(label: "recordkit.convert.\(id)", qos: .userInteractive)
+        self.queue = SerialThread(name: Self.threadName("rk-venc-", id))
+        self.convertQueue = SerialThread(name: Self.threadName("rk-vcvt-", id))
         self.onPacket = onPacket
         self.onError = onError
         self.onOverload = onOverload
@@ -253,6 +254,16 @@ final class VideoEncodeStage: @unchecked Sendable {
             lastFrame = nil
             do throws(MediaError) { try encoder.finish(emit: onPacket) } catch { onError(error) }
         }
+        // Nothing more to encode or convert: the threads end (a late call runs on its caller's).
+        queue.close()
+        convertQueue.close()
+    }
+
+    /// A thread name of at most 15 bytes: `prefix` and the encoder's id without its codec name
+    /// (`rk-venc-2` for `h264-2`, `rk-venc-cam-4` for the camera track's `camera-h264-4`).
+    static func threadName(_ prefix: String, _ id: String) -> String {
+        let number = id.split(separator: "-").last.map(String.init) ?? id
+        return prefix + (id.hasPrefix("camera-") ? "cam-" : "") + number
     }
 
     /// Splicing skips for `encoder`, or nil with the reason in the debug log (`RECORDKIT_DEBUG=1`)

@@ -28,7 +28,7 @@ final class RecordingGraph: @unchecked Sendable {
     let encoderOpener: EncoderOpener
     /// The parts that change as outputs attach and detach, under one lock.
     private let parts: PartsBox
-    private var silenceTimer: DispatchSourceTimer?
+    private var silenceTimer: RepeatingThread?
 
     /// The encoders, handler contexts and video sinks of the outputs attached now.
     struct Parts {
@@ -171,13 +171,12 @@ final class RecordingGraph: @unchecked Sendable {
         }
         if !audioTracks.isEmpty {
             let graph = audioGraph
-            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "recordkit.audio.silence"))
-            timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(50))
-            timer.setEventHandler {
+            // A thread of its own (`rk-audio-fill`), not a Dispatch timer: a pool worker per tick
+            // left the recording's thread count varying.
+            let timer = RepeatingThread(name: "rk-audio-fill", firstAfterSeconds: 0.1, everySeconds: 0.05) {
                 // A source that delivered nothing for 250 ms is silent: fill so the timeline has no hole.
                 graph.fillSilence(until: timeline.now(MonotonicClock.nanoseconds()) - 250_000_000)
             }
-            timer.resume()
             silenceTimer = timer
         }
     }
@@ -212,7 +211,7 @@ final class RecordingGraph: @unchecked Sendable {
     private func stopSources() {
         capture.stop()
         audio.stop()
-        silenceTimer?.cancel()
+        silenceTimer?.stop()
         silenceTimer = nil
     }
 
