@@ -7,12 +7,21 @@
 # camera (scripts/wayland-rig.sh camera-start: 320x240 BGRx at 30 fps, restarted before each
 # camera run), read from the rig's PipeWire directly, drawn 480x360 bottom-right.
 #
-#   scripts/benchmark-camera.sh [cpu|perf] [ROUND] [ROUNDS]      (defaults: cpu 12 2)
+#   scripts/benchmark-camera.sh [cpu|perf|x264] [ROUND] [ROUNDS]      (defaults: cpu 12 2)
 #
 # cpu:  CPU = user + sys of recordctl and its engine (GNU time); prints one line per run (CPU,
 #       frames in the file) and the ratio with / without.
 # perf: one run of each under `perf record -g` (999 Hz); prints where the CPU went, by thread
 #       (comm) and library (dso), and the top symbols, for each; the data stays in $OUT.
+# x264: what x264 alone spends on the corner's content: one recording without the camera, then
+#       FFmpeg's libx264 with the recorder's settings (veryfast, CRF 23, a key frame every 2 s)
+#       encodes its pictures as they are and with the camera's moving picture overlaid at
+#       1414,694 (the clip RK_CAMERA_CONTENT plays), A B A B; CPU of the encoder process.
+# RK_CAMERA_CONTENT=1 (cpu only): each round also records, without the camera, the screen with
+# the camera's picture already in the corner: ffplay at 1414,694 playing 480x360 of the same
+# GStreamer pattern scaled the same way (3 s of it, lossless, looped), whose bottom-right sixth
+# is noise that changes in every picture as the camera's does. That is what x264 spends on the
+# corner's content, apart from what the camera costs to read and draw.
 # RK_BASELINE_BIN=DIR (cpu only): each round also records both with the recordctl in DIR (e.g. a
 # copy of an older release build), and the ratio of each build is printed: before and after a
 # change, measured under the same load.
@@ -25,7 +34,7 @@ ROOT=$PWD
 MODE=${1:-cpu}
 ROUND=${2:-12}
 ROUNDS=${3:-2}
-case $MODE in cpu|perf) ;; *) echo "usage: $0 [cpu|perf] [ROUND] [ROUNDS]" >&2; exit 64 ;; esac
+case $MODE in cpu|perf|x264) ;; *) echo "usage: $0 [cpu|perf|x264] [ROUND] [ROUNDS]" >&2; exit 64 ;; esac
 export RK_RIG_DIR=${RK_RIG_DIR:-$ROOT/rig-run}
 BIN=${RK_RELEASE_BIN:-$ROOT/.build/release}
 [ -x "$BIN/recordctl" ] || { echo "benchmark-camera: no release build in $BIN (swift build -c release)" >&2; exit 1; }
@@ -62,6 +71,43 @@ summary() { sed -n 's/^recordctl: recorded [^:]*: //p' "$1" | tail -1; }
 frames() { ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$1" 2>/dev/null || echo 0; }
 
 echo "benchmark-camera: $MODE, ${ROUND} s each, load: $(uptime | sed 's/.*load average: //')"
+VARIANTS=(plain camera)
+[ -n "${RK_CAMERA_CONTENT:-}" ] && VARIANTS=(plain content camera)
+if [ -n "${RK_CAMERA_CONTENT:-}" ] || [ "$MODE" = x264 ]; then
+  gst-launch-1.0 -q videotestsrc pattern=smpte num-buffers=90 ! video/x-raw,format=BGRx,width=320,height=240,framerate=30/1 \
+    ! videoscale ! video/x-raw,width=480,height=360 ! fdsink fd=1 \
+    | ffmpeg -v error -f rawvideo -pix_fmt bgr0 -s 480x360 -r 30 -i - -c:v ffv1 -y "$OUT/corner.mkv"
+fi
+CORNER_PID=
+show_corner() {
+  ffplay -v error -an -loop 0 -noborder -left 1414 -top 694 -x 480 -y 360 "$OUT/corner.mkv" >/dev/null 2>&1 &
+  CORNER_PID=$!
+  sleep 2
+}
+hide_corner() { kill "$CORNER_PID" 2>/dev/null; wait "$CORNER_PID" 2>/dev/null || true; CORNER_PID=; }
+trap 'kill "$WINDOW_PID" $CORNER_PID 2>/dev/null; bash scripts/wayland-rig.sh camera-stop >/dev/null 2>&1; true' EXIT
+if [ "$MODE" = x264 ]; then
+  record x264-base -- >/dev/null
+  echo "== the recording without the camera: $(summary "$OUT/x264-base.log")"
+  encode() {  # NAME: raw pictures on stdin, prints the encoder's CPU seconds
+    /usr/bin/time -f "%U %S" -o "$OUT/$1.time" ffmpeg -v error -f rawvideo -s 1920x1080 -pix_fmt yuv420p -r 30 -i - \
+      -c:v libx264 -preset veryfast -crf 23 -g 60 -x264-params sync-lookahead=0 -f mp4 -y "$OUT/$1.mp4"
+    awk '{print $1 + $2}' "$OUT/$1.time"
+  }
+  sum_plain=0; sum_corner=0
+  for ((i = 1; i <= ROUNDS; i++)); do
+    p=$(ffmpeg -v error -i "$OUT/x264-base.mp4" -f rawvideo -pix_fmt yuv420p - | "${LOCK[@]}" bash -c "$(declare -f encode); OUT=$OUT encode x264-plain-$i")
+    c=$(ffmpeg -v error -i "$OUT/x264-base.mp4" -stream_loop -1 -i "$OUT/corner.mkv" \
+      -filter_complex "[1]format=yuv420p[c];[0][c]overlay=1414:694:shortest=1" -f rawvideo -pix_fmt yuv420p - \
+      | "${LOCK[@]}" bash -c "$(declare -f encode); OUT=$OUT encode x264-corner-$i")
+    echo "  round $i: x264 CPU $p s as recorded, $c s with the camera's picture in the corner"
+    sum_plain=$(echo "$sum_plain + $p" | bc -l); sum_corner=$(echo "$sum_corner + $c" | bc -l)
+  done
+  printf 'benchmark-camera: x264 on the corner'"'"'s content: %.3fx (%.2f s / %.2f s); load after: %s\n' \
+    "$(echo "$sum_corner / $sum_plain" | bc -l)" "$sum_corner" "$sum_plain" "$(uptime | sed 's/.*load average: //')"
+  exit 0
+fi
+
 if [ "$MODE" = perf ]; then
   command -v perf >/dev/null || { echo "benchmark-camera: perf is not installed" >&2; exit 1; }
   for name in plain camera; do
@@ -88,12 +134,13 @@ for ((i = 1; i <= ROUNDS; i++)); do
   for build in "${BUILDS[@]}"; do
     RECORDER_BIN=$BIN
     [ "$build" = baseline ] && RECORDER_BIN=$RK_BASELINE_BIN
-    for name in plain camera; do
+    for name in "${VARIANTS[@]}"; do
       args=()
       if [ "$name" = camera ]; then
         bash scripts/wayland-rig.sh camera-start >/dev/null
         args=(--camera rk-test-camera)
       fi
+      [ "$name" = content ] && show_corner
       run=$build-$name-$i
       record "$run" /usr/bin/time -f "cpu %U %S" -o "$OUT/$run.time" "${CAMERA[@]}" -- "${args[@]}"
       read -r _ u s <"$OUT/$run.time"
@@ -101,6 +148,7 @@ for ((i = 1; i <= ROUNDS; i++)); do
       printf '  %-8s %-6s round %d: cpu %5.2f s (%s user + %s sys), frames %s; %s\n' "$build" "$name" "$i" "$c" "$u" "$s" \
         "$(frames "$OUT/$run.mp4")" "$(summary "$OUT/$run.log")"
       SUM[$build-$name]=$(echo "${SUM[$build-$name]:-0} + $c" | bc -l)
+      [ "$name" = content ] && hide_corner
     done
   done
 done
@@ -108,5 +156,7 @@ for build in "${BUILDS[@]}"; do
   printf 'benchmark-camera: %s build (%s): with/without the camera CPU %.3fx (%.2f s / %.2f s)\n' "$build" \
     "$([ "$build" = baseline ] && echo "$RK_BASELINE_BIN" || echo "$BIN")" \
     "$(echo "${SUM[$build-camera]} / ${SUM[$build-plain]}" | bc -l)" "${SUM[$build-camera]}" "${SUM[$build-plain]}"
+  [ -n "${SUM[$build-content]:-}" ] && printf 'benchmark-camera: %s build: the corner'"'"'s content without the camera %.3fx; the camera over that content %.3fx\n' \
+    "$build" "$(echo "${SUM[$build-content]} / ${SUM[$build-plain]}" | bc -l)" "$(echo "${SUM[$build-camera]} / ${SUM[$build-content]}" | bc -l)"
 done
 echo "benchmark-camera: load after: $(uptime | sed 's/.*load average: //')"

@@ -174,8 +174,15 @@ final class PipeWireCamera: CameraSource, @unchecked Sendable {
         let offer = offers(node: node, remote: try portal?.remote() ?? -1).flatMap {
             CameraFormatOffer.best(of: $0, framesPerSecond: framesPerSecond, decodesMJPEG: decoder != nil)
         }
-        return try PipeWireCamera(node: node, name: chosen.name, framesPerSecond: framesPerSecond, remote: try portal?.remote() ?? -1,
-                                  offer: offer, decoder: decoder)
+        do throws(CaptureError) {
+            return try PipeWireCamera(node: node, name: chosen.name, framesPerSecond: framesPerSecond, remote: try portal?.remote() ?? -1,
+                                      offer: offer, decoder: decoder)
+        } catch where offer != nil && error.kind == .cameraUnavailable {
+            // The offer it listed was not agreed (the camera changed its mind, a driver's quirk):
+            // let PipeWire pick among everything we read, as when the offers cannot be read.
+            return try PipeWireCamera(node: node, name: chosen.name, framesPerSecond: framesPerSecond, remote: try portal?.remote() ?? -1,
+                                      offer: nil, decoder: decoder)
+        }
     }
 
     /// What node `node` offers, through the remote `fd` (taken over; -1: the user's daemon); nil

@@ -29,6 +29,8 @@ package final class PortalScreenCapture: VideoSource, @unchecked Sendable {
     package let width: Int
     package let height: Int
     package let windowID: UInt? = nil
+    /// Yes: each picture is copied whole into a pool buffer of its own (``PipeWireFrameReceiver``).
+    package var lendsWritableFrames: Bool { true }
 
     private let framesPerSecond: Int
     private let frameRateMode: FrameRateMode

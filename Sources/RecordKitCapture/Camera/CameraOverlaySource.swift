@@ -10,8 +10,15 @@ import Synchronization
 ///
 /// **Threads.** The camera's pictures are scaled to the corner's size on the camera's own thread
 /// as they arrive (``CameraPictureStore``); each screen frame is composited on the screen
-/// source's capture thread: the frame copied into a buffer of this source's pool and the
-/// corner's rows written over it. Nothing runs on Swift's cooperative pool.
+/// source's capture thread. Nothing runs on Swift's cooperative pool.
+///
+/// **Copies.** A changed screen frame of a source that lends writable frames (X11, the portal:
+/// ``VideoSource/lendsWritableFrames``) gets the corner drawn into it in place: no copy of the
+/// screen, and the screen's own pixels under the corner are kept aside (``CornerUnderlay``) for
+/// when the corner must show them. Otherwise (a repeated screen picture under a new camera
+/// picture, or a source whose frames are read-only) the frame is made in a buffer of this
+/// source's pool, copying from the screen only what that buffer misses (``OverlayFramePool``),
+/// then the corner.
 ///
 /// **Timeline.** Camera pictures and screen frames are both stamped on `CLOCK_MONOTONIC`; a screen
 /// frame shows the newest camera picture captured no later than itself (see
@@ -39,11 +46,15 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
     private let screen: any VideoSource
     private let camera: any CameraSource
     private let store: CameraPictureStore
-    private let pool: FramePool
+    private let frames: OverlayFramePool
+    /// Whether changed screen frames are drawn into in place (the screen source lends them).
+    private let drawsInPlace: Bool
+    /// The screen's own pixels under the corner (capture thread), when drawing in place.
+    private var underlay: CornerUnderlay
     private let mode: FrameRateMode
     private let dropped = Atomic<Int64>(0)
     /// State of the capture thread (one frame at a time).
-    private var last: (buffer: MediaBuffer, sequence: Int64, deliveredNs: UInt64, cameraSerial: Int)?
+    private var last: (buffer: MediaBuffer, bytesPerRow: Int, sequence: Int64, deliveredNs: UInt64, cameraSerial: Int)?
     private var lastScreenBuffer: MediaBuffer?
     private var lostChange = false
     /// The camera track (nil: the corner), and where its frames go (set before ``start(deliver:)``).
@@ -67,15 +78,15 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
         } else {
             track = nil
         }
-        let bytes = screen.width * 4 * screen.height
-        // Shared memory when the system gives it (extensions in other processes read frames there).
-        guard let pool = FramePool(slotCount: 8, slotByteCount: bytes, shared: true) ?? FramePool(slotCount: 8, slotByteCount: bytes, shared: false) else {
+        guard let frames = OverlayFramePool(width: screen.width, height: screen.height) else {
             throw CaptureError(.cameraUnavailable, "no memory for the camera's frame pool")
         }
         self.screen = screen
         self.camera = camera
         self.rect = rect
-        self.pool = pool
+        self.frames = frames
+        self.drawsInPlace = screen.lendsWritableFrames
+        self.underlay = CornerUnderlay(rect: placement == nil ? PixelRect(x: 0, y: 0, width: 0, height: 0) : rect)
         self.mode = mode
         self.store = CameraPictureStore(width: rect.width, height: rect.height)
         self.cameraSwitch = CameraSwitch(enabled: enabled)
@@ -133,7 +144,7 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
         let screenChanged = frame.isChanged || lastScreenBuffer !== frame.pixels
         lastScreenBuffer = frame.pixels
         if screenChanged || mode == .constant || last.map({ frame.captureTime >= $0.deliveredNs + 500_000_000 }) ?? true {
-            last = (frame.pixels, frame.sequence, frame.captureTime, -1)
+            last = (frame.pixels, frame.bytesPerRow, frame.sequence, frame.captureTime, -1)
             deliver(frame)
         }
         let picture = cameraSwitch.isShown(at: frame.captureTime) && camera.endReason == nil ? store.picture(for: frame.captureTime) : nil
@@ -144,53 +155,73 @@ package final class CameraOverlaySource: VideoSource, @unchecked Sendable {
     private func composite(_ frame: CapturedFrame, _ deliver: (CapturedFrame) -> Void) {
         let picture = cameraSwitch.isShown(at: frame.captureTime) && camera.endReason == nil ? store.picture(for: frame.captureTime) : nil
         let cameraSerial = picture?.serial ?? -1
-        let screenChanged = frame.isChanged || lastScreenBuffer !== frame.pixels
+        let newBuffer = lastScreenBuffer !== frame.pixels
+        let screenChanged = frame.isChanged || newBuffer
         lastScreenBuffer = frame.pixels
         if let previous = last, !screenChanged, cameraSerial == previous.cameraSerial {
             // Nothing new: a repeat, as the recording's frame rate mode asks.
             if mode == .variable && frame.captureTime < previous.deliveredNs + 500_000_000 { return }
-            last = (previous.buffer, frame.sequence, frame.captureTime, cameraSerial)
-            deliver(CapturedFrame(pixels: previous.buffer, bytesPerRow: width * 4, width: width, height: height,
+            last = (previous.buffer, previous.bytesPerRow, frame.sequence, frame.captureTime, cameraSerial)
+            deliver(CapturedFrame(pixels: previous.buffer, bytesPerRow: previous.bytesPerRow, width: width, height: height,
                                   captureTime: frame.captureTime, sequence: frame.sequence, scheduledTime: frame.scheduledTime,
                                   isChanged: false, previousSequence: previous.sequence))
             return
         }
-        guard let slot = pool.acquire() else {
-            dropped.add(1, ordering: .relaxed)
-            lostChange = true
-            return
-        }
         let rowBytes = width * 4
-        let out = pool.address(ofSlot: slot)
         guard let source = frame.pixels.bytes.baseAddress, frame.pixels.count >= frame.bytesPerRow * (height - 1) + rowBytes else {
-            pool.giveBack(slot)
             return
         }
-        if frame.bytesPerRow == rowBytes {
-            memcpy(out, source, rowBytes * height)
+        if drawsInPlace && frame.isChanged { underlay.refresh(from: frame) }
+        let screenChanges = screenChanged ? frame.dirtyRects : []
+        let output: MediaBuffer
+        let bytesPerRow: Int
+        let slot: Int?
+        if drawsInPlace && frame.isChanged && newBuffer {
+            // The source lends this buffer: the corner goes straight into it.
+            drawCorner(picture, into: UnsafeMutableRawPointer(mutating: source), bytesPerRow: frame.bytesPerRow,
+                       screen: source, screenBytesPerRow: frame.bytesPerRow)
+            (output, bytesPerRow, slot) = (frame.pixels, frame.bytesPerRow, nil)
         } else {
-            for row in 0..<height { memcpy(out + row * rowBytes, source + row * frame.bytesPerRow, rowBytes) }
-        }
-        if let picture {
-            picture.pixels.withUnsafeBytes { camera in
-                let cameraRow = picture.width * 4
-                for row in 0..<picture.height {
-                    memcpy(out + (rect.y + row) * rowBytes + rect.x * 4, camera.baseAddress! + row * cameraRow, cameraRow)
-                }
+            guard let free = frames.acquire(screenChanges: screenChanges) else {
+                dropped.add(1, ordering: .relaxed)
+                lostChange = true
+                return
             }
+            for part in free.copy {
+                PixelCopy.rect(part, from: source, bytesPerRow: frame.bytesPerRow, to: free.pixels, bytesPerRow: rowBytes)
+            }
+            drawCorner(picture, into: free.pixels, bytesPerRow: rowBytes, screen: source, screenBytesPerRow: frame.bytesPerRow)
+            (output, bytesPerRow, slot) = (frames.buffer(slot: free.slot), rowBytes, free.slot)
         }
         var dirty: [PixelRect]?
         if let previous = last, !lostChange {
-            dirty = screenChanged ? frame.dirtyRects : []
+            dirty = screenChanges
             if cameraSerial != previous.cameraSerial { dirty?.append(rect) }
         }
         lostChange = false
-        let buffer = pool.buffer(slot: slot, byteCount: rowBytes * height)
+        frames.delivered(changes: dirty, slot: slot)
         let previousSequence = last?.sequence
-        last = (buffer, frame.sequence, frame.captureTime, cameraSerial)
-        deliver(CapturedFrame(pixels: buffer, bytesPerRow: rowBytes, width: width, height: height,
+        last = (output, bytesPerRow, frame.sequence, frame.captureTime, cameraSerial)
+        deliver(CapturedFrame(pixels: output, bytesPerRow: bytesPerRow, width: width, height: height,
                               captureTime: frame.captureTime, sequence: frame.sequence, scheduledTime: frame.scheduledTime,
                               isChanged: true, dirtyRects: dirty, previousSequence: previousSequence))
+    }
+
+    /// Draws the corner into the frame at `pixels`: the camera's `picture`, or without one what
+    /// the screen shows there (kept aside when drawing in place, else read from the screen
+    /// frame at `screen`).
+    private func drawCorner(_ picture: ScaledCameraPicture?, into pixels: UnsafeMutableRawPointer, bytesPerRow: Int,
+                            screen: UnsafeRawPointer, screenBytesPerRow: Int) {
+        if let picture {
+            picture.pixels.withUnsafeBytes { camera in
+                PixelCopy.block(width: picture.width, height: picture.height, from: camera.baseAddress!, bytesPerRow: picture.width * 4,
+                                to: pixels + rect.y * bytesPerRow + rect.x * 4, bytesPerRow: bytesPerRow)
+            }
+        } else if drawsInPlace {
+            underlay.draw(into: pixels, bytesPerRow: bytesPerRow)
+        } else {
+            PixelCopy.rect(rect, from: screen, bytesPerRow: screenBytesPerRow, to: pixels, bytesPerRow: bytesPerRow)
+        }
     }
 
     deinit { stop() }

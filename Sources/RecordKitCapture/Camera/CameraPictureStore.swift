@@ -12,6 +12,8 @@ final class CameraPictureStore: Sendable {
     private static let depth = 10
     private let pictures = Mutex<[ScaledCameraPicture]>([])
     private let serial = Atomic<Int>(0)
+    /// The camera thread's scaler, kept from picture to picture (a lock nobody else takes).
+    private let scaler = Mutex<CameraPictureScaler?>(nil)
 
     /// A store for pictures drawn at `width`x`height`.
     init(width: Int, height: Int) {
@@ -23,8 +25,10 @@ final class CameraPictureStore: Sendable {
     func receive(_ pixels: UnsafeRawPointer, bytesPerRow: Int, width sw: Int, height sh: Int, redFirst: Bool, captureNs: UInt64) {
         guard sw >= 1, sh >= 1 else { return }
         let n = serial.add(1, ordering: .relaxed).newValue
-        let picture = ScaledCameraPicture.scaled(pixels, bytesPerRow: bytesPerRow, width: sw, height: sh, redFirst: redFirst,
-                                                 to: width, height, captureNs: captureNs, serial: n)
+        let picture = scaler.withLock { scaler in
+            ScaledCameraPicture.scaled(pixels, bytesPerRow: bytesPerRow, width: sw, height: sh, redFirst: redFirst,
+                                       to: width, height, captureNs: captureNs, serial: n, scaler: &scaler)
+        }
         pictures.withLock { list in
             list.append(picture)
             if list.count > Self.depth { list.removeFirst(list.count - Self.depth) }

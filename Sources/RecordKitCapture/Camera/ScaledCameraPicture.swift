@@ -1,5 +1,3 @@
-import Glibc
-
 /// One camera picture scaled to the size it is drawn at, in BGR0, with the camera's capture time.
 /// Immutable: written once on the camera's thread, read on the capture thread.
 package final class ScaledCameraPicture: Sendable {
@@ -22,51 +20,43 @@ package final class ScaledCameraPicture: Sendable {
     }
 
     /// Scales a camera picture (4 bytes per pixel, B G R X, or R G B X when `redFirst`) to
-    /// `width`x`height` BGR0, bilinearly (2.8 fixed point). Written here rather than through
-    /// libswscale because this module does not link FFmpeg and the corner picture is small:
-    /// 160x120 of a 320x240 camera is 19,200 output pixels per camera frame.
+    /// `width`x`height` BGR0 with a scaler made for this call (``CameraPictureScaler``).
     package static func scaled(_ source: UnsafeRawPointer, bytesPerRow: Int, width sw: Int, height sh: Int, redFirst: Bool,
                                to width: Int, _ height: Int, captureNs: UInt64, serial: Int) -> ScaledCameraPicture {
-        var out = [UInt32](repeating: 0, count: width * height)
-        if sw == width && sh == height {
-            // At its own size (the camera track): a copy, red and blue swapped where needed.
-            out.withUnsafeMutableBufferPointer { dst in
+        var scaler: CameraPictureScaler?
+        return scaled(source, bytesPerRow: bytesPerRow, width: sw, height: sh, redFirst: redFirst, to: width, height,
+                      captureNs: captureNs, serial: serial, scaler: &scaler)
+    }
+
+    /// Scales a camera picture as above, with `scaler` when it was made for these sizes (it is
+    /// replaced by one that is when not): a camera's pictures share one scaler, so where each
+    /// output pixel samples the source is worked out once, not per picture.
+    static func scaled(_ source: UnsafeRawPointer, bytesPerRow: Int, width sw: Int, height sh: Int, redFirst: Bool,
+                       to width: Int, _ height: Int, captureNs: UInt64, serial: Int,
+                       scaler: inout CameraPictureScaler?) -> ScaledCameraPicture {
+        let pixels = [UInt32](unsafeUninitializedCapacity: width * height) { out, count in
+            count = width * height
+            if sw == width && sh == height {
+                // At its own size (the camera track): a copy, red and blue swapped where needed.
                 for y in 0..<height {
                     let row = (source + y * bytesPerRow).assumingMemoryBound(to: UInt32.self)
+                    let destination = out.baseAddress! + y * width
                     if !redFirst {
-                        memcpy(dst.baseAddress! + y * width, row, width * 4)
+                        destination.initialize(from: row, count: width)
                         continue
                     }
                     for x in 0..<width {
                         let p = row[x]
-                        dst[y * width + x] = (p & 0x0000_FF00) | ((p & 0xFF) << 16) | ((p >> 16) & 0xFF)
+                        destination[x] = (p & 0x0000_FF00) | ((p & 0xFF) << 16) | ((p >> 16) & 0xFF)
                     }
                 }
+                return
             }
-            return ScaledCameraPicture(pixels: out, width: width, height: height, captureNs: captureNs, serial: serial)
-        }
-        // Source coordinates of each output column and row, in 1/256 pixels, of the pixel centres.
-        let xs = (0..<width).map { x in max(0, min((sw - 1) * 256, ((2 * x + 1) * sw * 256 / (2 * width)) - 128)) }
-        let ys = (0..<height).map { y in max(0, min((sh - 1) * 256, ((2 * y + 1) * sh * 256 / (2 * height)) - 128)) }
-        out.withUnsafeMutableBufferPointer { dst in
-            for (oy, fy) in ys.enumerated() {
-                let y0 = fy >> 8, y1 = min(y0 + 1, sh - 1), wy = UInt32(fy & 255)
-                let row0 = (source + y0 * bytesPerRow).assumingMemoryBound(to: UInt32.self)
-                let row1 = (source + y1 * bytesPerRow).assumingMemoryBound(to: UInt32.self)
-                for (ox, fx) in xs.enumerated() {
-                    let x0 = fx >> 8, x1 = min(x0 + 1, sw - 1), wx = UInt32(fx & 255)
-                    let (a, b, c, d) = (row0[x0], row0[x1], row1[x0], row1[x1])
-                    var pixel: UInt32 = 0
-                    for shift in stride(from: UInt32(0), through: 16, by: 8) {
-                        let top = ((a >> shift) & 255) * (256 - wx) + ((b >> shift) & 255) * wx
-                        let bottom = ((c >> shift) & 255) * (256 - wx) + ((d >> shift) & 255) * wx
-                        pixel |= (((top * (256 - wy) + bottom * wy) >> 16) & 255) << shift
-                    }
-                    if redFirst { pixel = (pixel & 0x0000_FF00) | ((pixel & 0xFF) << 16) | ((pixel >> 16) & 0xFF) }
-                    dst[oy * width + ox] = pixel
-                }
+            if scaler?.scales(fromWidth: sw, sh, toWidth: width, height) != true {
+                scaler = CameraPictureScaler(sourceWidth: sw, sourceHeight: sh, width: width, height: height)
             }
+            scaler!.scale(source, bytesPerRow: bytesPerRow, redFirst: redFirst, into: out.baseAddress!)
         }
-        return ScaledCameraPicture(pixels: out, width: width, height: height, captureNs: captureNs, serial: serial)
+        return ScaledCameraPicture(pixels: pixels, width: width, height: height, captureNs: captureNs, serial: serial)
     }
 }

@@ -26,6 +26,23 @@ package protocol VideoSource: AnyObject, Sendable {
     func start(deliver: @escaping @Sendable (CapturedFrame) -> Void)
     /// Stops and releases everything; idempotent, from any thread (also from `deliver`).
     func stop()
+    /// Whether the receiver of ``start(deliver:)`` may write into the pixels of a changed frame
+    /// (``CapturedFrame/isChanged``) during `deliver`, before it hands the frame on: a
+    /// compositor then draws over the screen in place instead of copying it. A source that says
+    /// yes delivers each changed frame in a buffer that nothing reads until `deliver` returns;
+    /// where a later frame's ``CapturedFrame/dirtyRects`` do not reach, its pixels may be
+    /// copied from earlier frames as the receiver left them (the receiver keeps what it
+    /// covered itself). A repeated frame is never written. False unless the source says so.
+    var lendsWritableFrames: Bool { get }
 }
 
-extension ScreenCapture: VideoSource {}
+extension VideoSource {
+    /// Frames are read-only unless a source says otherwise.
+    package var lendsWritableFrames: Bool { false }
+}
+
+extension ScreenCapture: VideoSource {
+    /// Yes: changed frames are grabbed into pool buffers of their own; unchanged parts are
+    /// copied from the last frame delivered.
+    package var lendsWritableFrames: Bool { true }
+}
