@@ -105,10 +105,6 @@ package final class RepeatingThread: @unchecked Sendable {
         joined = true
         pthread_mutex_unlock(shared.lock)
         guard join else { return }
-        if pthread_equal(pthread_self(), thread) != 0 {
-            pthread_detach(thread)
-        } else {
-            pthread_join(thread, nil)
-        }
+        ThreadJoin.joinOrDetach(thread)
     }
 }

@@ -155,11 +155,7 @@ package final class SerialThread: @unchecked Sendable {
         joined = true
         pthread_mutex_unlock(shared.lock)
         guard join else { return }
-        if pthread_equal(pthread_self(), thread) != 0 {
-            pthread_detach(thread)
-        } else {
-            pthread_join(thread, nil)
-        }
+        ThreadJoin.joinOrDetach(thread)
     }
 
     private func runLate(_ job: () -> Void) {
