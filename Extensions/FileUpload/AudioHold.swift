@@ -7,9 +7,9 @@ import RecordKit
 /// frame arrives, and every audio packet from before the cut belongs to the part it closes, every
 /// later one to the next part. At variable frame rate a file's encode keeps x264's look-ahead
 /// (about 0.4 s at 30 fps) and its handler's merger holds audio only 0.25 s for it (a still
-/// screen's video comes in drained bursts), so audio arrives about 0.15 s ahead of the video:
+/// screen's video comes in drained bursts), so audio arrives 0.06-0.15 s ahead of the video:
 /// the packets after the cut that came before its key frame went to the closed part (measured,
-/// docs/ENCODING.md, "A split part's audio"). Held here, a packet goes on once a video packet
+/// docs/ENCODING.md, "A split part's audio ran past its cut"). Held here, a packet goes on once a video packet
 /// presented after it arrived: a later key frame is presented later still (x264's GOPs are
 /// closed: an IDR comes after every picture shown before it), so no cut can fall before the
 /// packet any more.
