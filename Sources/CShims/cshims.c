@@ -213,12 +213,6 @@ int cshim_limit_malloc_arenas(int count) {
     return mallopt(M_ARENA_MAX, count);
 }
 
-int cshim_keep_freed_blocks(size_t mmap_threshold, size_t trim_threshold) {
-    int a = mallopt(M_MMAP_THRESHOLD, (int)mmap_threshold);
-    int b = mallopt(M_TRIM_THRESHOLD, (int)trim_threshold);
-    return a == 1 && b == 1;
-}
-
 int cshim_malloc_trim(void) {
     return malloc_trim(0);
 }

@@ -26,25 +26,13 @@ import RecordKitSupport
 /// So the recording processes allow 4 arenas and return free pages every 30 s
 /// (``returnFreedMemoryPeriodically()``).
 ///
-/// **Freed memory goes back every 30 s, not at once.** On a still screen the encode stage drains
-/// x264 and opens a fresh one at every key frame (docs/ENCODING.md, "The look-ahead mode"): the
-/// old encoder frees some 70 MB of 1080p frames and look-ahead at once, and glibc, whose trim
-/// threshold follows the largest block freed (twice it, about 16 MB here), gave that top of the
-/// arena straight back to the kernel, so the fresh encoder faulted every page in again: a 20 s
-/// recording of a still Wayland screen took 173,000 page faults and 0.86 s of CPU, half of it in
-/// the kernel. With blocks below 32 MB served from the arenas and an arena's free top kept up to
-/// 256 MB (the periodic trim still returns it within 30 s), the same recording took 28,000-36,000
-/// faults and 0.50-0.56 s (docs/BENCHMARKS.md, "Wayland"). Moving content never restarts the
-/// encoder, so its memory is as before.
-///
 /// A library embedding the recorder keeps its host's policy: only the recording executables call
 /// this, first thing.
 package enum RecordingProcessMemory {
     /// The thread of ``returnFreedMemoryPeriodically()``; set once, from the main thread, at start.
     nonisolated(unsafe) private static var trimThread: RepeatingThread?
 
-    /// Allows at most 4 malloc arenas (glibc's default is 8 per core), keeps freed blocks in the
-    /// arenas until the next trim (above), and starts a timer that
+    /// Allows at most 4 malloc arenas (glibc's default is 8 per core) and starts a timer that
     /// gives every arena's free pages back to the kernel every `seconds` seconds (malloc_trim, a
     /// few milliseconds each, on the thread `rk-malloc-trim`: one thread for the process's life,
     /// where a Dispatch timer took a pool worker each time and left the thread count varying).
@@ -57,7 +45,6 @@ package enum RecordingProcessMemory {
     package static func returnFreedMemoryPeriodically(every seconds: Int = 30,
                                                       environment: [String: String] = ProcessInfo.processInfo.environment) {
         _ = cshim_limit_malloc_arenas(4)
-        _ = cshim_keep_freed_blocks(32 << 20, 256 << 20)
         guard trimThread == nil else { return }
         let log = environment["RK_MALLOC_LOG"].flatMap { fopen($0, "a") }.map(UncheckedFile.init)
         let started = MonotonicClock.seconds()

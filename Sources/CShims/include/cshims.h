@@ -50,11 +50,6 @@ int cshim_disable_transparent_huge_pages(void);
 int cshim_lower_thread_priority(int nice_value, int io_level);
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas; returns 1 on success.
 int cshim_limit_malloc_arenas(int count);
-/// mallopt(M_MMAP_THRESHOLD) and mallopt(M_TRIM_THRESHOLD): blocks below `mmap_threshold` come
-/// from the arenas (not a mapping of their own each), and an arena gives its free top back to
-/// the kernel only beyond `trim_threshold` (glibc then stops adjusting both by itself); returns 1
-/// when both were accepted.
-int cshim_keep_freed_blocks(size_t mmap_threshold, size_t trim_threshold);
 /// malloc_trim(0): gives free pages of every arena back to the kernel; returns 1 if any went.
 int cshim_malloc_trim(void);
 /// mallinfo2() over every arena: bytes the program holds (arena chunks in use plus chunks of
