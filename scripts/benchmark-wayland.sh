@@ -53,9 +53,13 @@ ours() {
     --duration "$ROUND" --no-mic --no-app-audio --output "$OUT/ours-$name.mp4" "$@" 2>&1 | grep '^cpu' | tail -1
 }
 gstreamer() {
-  # -e: SIGINT becomes end-of-stream, so the MP4 is finalized.
+  # -e: SIGINT becomes end-of-stream, so the MP4 is finalized. On a still screen the compositor
+  # sends one frame; pipewiresrc's keepalive-time resends the last one every half second, as
+  # RecordKit repeats it, so GStreamer writes a playable file of the same length too.
+  local keepalive=
+  [ "$MODE" = still ] && keepalive="keepalive-time=500"
   "${LOCK[@]}" bash scripts/wayland-rig.sh run /usr/bin/python3 "$OUT/bin/portal-cast.py" \
-    /usr/bin/time -f "cpu %U %S" timeout -s INT "$ROUND" gst-launch-1.0 -q -e pipewiresrc fd={fd} path={node} \
+    /usr/bin/time -f "cpu %U %S" timeout -s INT "$ROUND" gst-launch-1.0 -q -e pipewiresrc fd={fd} path={node} $keepalive \
     ! video/x-raw,format=BGRx ! videoconvert ! video/x-raw,format=I420 \
     ! x264enc speed-preset=veryfast pass=qual quantizer=23 key-int-max=60 bframes=3 \
     ! mp4mux ! filesink location="$OUT/gst-$1.mp4" 2>&1 | grep '^cpu' | tail -1

@@ -60,6 +60,8 @@ package final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastAct
     var pendingSplits: [@Sendable (Result<[String: String], BroadcastError>) -> Void] = []
     /// Whether the policy may still split (off after a split could not open its next part).
     var autoSplit = true
+    /// Audio that arrived before the video reached its time.
+    var audioHold = AudioHold()
     /// Finalizes closed parts, one at a time, off the handler's serial path.
     let finalizer = DispatchQueue(label: "recordkit.file.finalizer", qos: .utility)
     /// Parts finalized so far (deleted again if the recording is discarded).
@@ -112,13 +114,31 @@ package final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastAct
 
     /// Writes one packet. Samples of types the file does not carry, or without an encoded
     /// packet, are ignored; video starts at its first key frame. A video key frame ends the
-    /// part when a split is due; audio from before the cut still goes to the closed part.
+    /// part when a split is due; audio from before the cut still goes to the closed part. Audio
+    /// waits until the video reached its time (``AudioHold``): only then is it known which part
+    /// it belongs to.
     package func processSampleBuffer(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
         guard phase == .recording, let part = current else { return }
+        if type == .audioApp || type == .audioMic {
+            for sample in audioHold.hold(sampleBuffer, maxLeadNs: audioLeadNs) { place(sample, with: sample.type) }
+            return
+        }
         if type == .video, case .packet(let packet) = sampleBuffer.payload, packet.isKeyFrame, part.videoFrames > 0,
            !pendingSplits.isEmpty || (autoSplit && options.split.isDue(originNs: part.originNs, ptsNs: sampleBuffer.presentationTime.nanoseconds, bytes: part.bytes)) {
             split(at: sampleBuffer.presentationTime.nanoseconds)
         }
+        place(sampleBuffer, with: type)
+        if type == .video, case .packet = sampleBuffer.payload {
+            for sample in audioHold.videoArrived(ptsNs: sampleBuffer.presentationTime.nanoseconds, maxLeadNs: audioLeadNs) {
+                place(sample, with: sample.type)
+            }
+        }
+    }
+
+    /// Writes `sampleBuffer` into the part it belongs to: the current one, or, for audio (and
+    /// the camera track) from before the cut, the part a split closed.
+    private func place(_ sampleBuffer: SampleBuffer, with type: SampleBufferType) {
+        guard phase == .recording else { return }
         if type != .video, let closing, closing.awaitingAudio.contains(type), let cut = closing.cutNs {
             // Each packet goes, whole, to the part its first sample belongs to: the closed part
             // ends its audio with the packet that spans the cut, the next part starts with the
@@ -132,6 +152,15 @@ package final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastAct
         }
         guard let writer = current else { return }
         do throws(BroadcastError) { try writer.write(sampleBuffer) } catch { fail(error) }
+    }
+
+    /// How far audio may run ahead of the video before it is written anyway: longer while a
+    /// split is asked for or due (``AudioHold``).
+    private var audioLeadNs: Int64 {
+        guard let part = current else { return AudioHold.maxLeadNs }
+        let near = !pendingSplits.isEmpty
+            || (autoSplit && options.split.isDue(originNs: part.originNs, ptsNs: max(part.originNs, audioHold.newestAudioNs), bytes: part.bytes))
+        return near ? AudioHold.maxLeadNearSplitNs : AudioHold.maxLeadNs
     }
 
     /// Keeps the marker in the part it falls in; the file gets it as a chapter when the part is
@@ -176,6 +205,8 @@ package final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastAct
         for completion in unanswered {
             completion(.failure(BroadcastError(.invalidSetup, "the recording ended before the next key frame; the file was not split")))
         }
+        // No cut can come any more: held audio goes where its time puts it.
+        for sample in audioHold.releaseAll() where !discarding { place(sample, with: sample.type) }
         if let closing {
             if discarding { closing.writer.abort(); self.closing = nil } else { handOff(closing) }
         }

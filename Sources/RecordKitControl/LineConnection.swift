@@ -20,6 +20,11 @@ package final class LineConnection: Sendable {
     private let maxLine: Int
     private let buffer = Mutex<[UInt8]>([])
     private let writeLock = Mutex<Bool>(false)  // true once closed
+    /// True once the descriptor is closed: ``abort()`` must then not touch its number, which
+    /// the next accepted connection may already have (an `events` subscriber whose peer left
+    /// aborted its stale descriptor and shut a `start` request's connection before its reply).
+    /// Held only around `shutdown` and `close`, never during a write (abort must not wait for one).
+    private let descriptorClosed = Mutex<Bool>(false)
 
     /// Whether every line written is passed through ``SecretRedactor`` (the service's side:
     /// no reply, status or event ever carries a stream key).
@@ -85,7 +90,9 @@ package final class LineConnection: Sendable {
     /// Shuts the socket down without waiting for a write in progress (which then fails at
     /// once); ``close()`` still releases the descriptor. For a peer that stopped reading.
     package func abort() {
-        shutdown(fd, Int32(SHUT_RDWR))
+        descriptorClosed.withLock { closed in
+            if !closed { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
     }
 
     /// After a last reply: stops writing and discards what the peer still sends, for at most
@@ -112,8 +119,11 @@ package final class LineConnection: Sendable {
         writeLock.withLock { closed in
             if closed { return }
             closed = true
-            shutdown(fd, Int32(SHUT_RDWR))
-            Glibc.close(fd)
+            descriptorClosed.withLock { descriptorClosed in
+                descriptorClosed = true
+                shutdown(fd, Int32(SHUT_RDWR))
+                Glibc.close(fd)
+            }
         }
     }
 }

@@ -25,6 +25,7 @@ final class PipeWireFrameReceiver: @unchecked Sendable {
     private let counters: CaptureCounters
     private let newest = Mutex<Picture?>(nil)
     private let ended = Mutex<String?>(nil)
+    private let streaming = Atomic<Bool>(false)
 
     /// Copies `crop` (stream pixels; even width and height) of each frame, with buffers from
     /// `pool` (slots of at least `crop.width` × 4 × `crop.height` bytes).
@@ -40,8 +41,13 @@ final class PipeWireFrameReceiver: @unchecked Sendable {
     /// Why the stream ended (error, node gone), or nil while it runs.
     var endReason: String? { ended.withLock { $0 } }
 
+    /// Whether the stream has reached PipeWire's streaming state (linked to the compositor's
+    /// node, format agreed, buffers flowing whenever the compositor has a picture) at least once.
+    var hasStreamed: Bool { streaming.load(ordering: .acquiring) }
+
     /// PipeWire's thread: a stream event.
     func event(_ kind: Int32, _ message: String) {
+        if kind == Int32(RK_PW_EVENT_STREAMING) { streaming.store(true, ordering: .releasing) }
         guard kind == Int32(RK_PW_EVENT_ERROR) || kind == Int32(RK_PW_EVENT_GONE) else { return }
         ended.withLock { if $0 == nil { $0 = message } }
     }

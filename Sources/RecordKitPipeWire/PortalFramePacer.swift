@@ -42,8 +42,12 @@ struct PortalFramePacer: Sendable {
                 return
             }
             let now = MonotonicClock.nanoseconds()
-            if origin == nil, now > firstFrameDeadline {
-                onEnd?(CaptureError(.portalError, "the portal's screen cast sent no frame within 10 s (is WirePlumber linking the stream?)"))
+            // A stream that streams but brings no picture is a still screen: wlroots compositors
+            // copy the output only when it changes, so a cast of an idle screen can wait for its
+            // first picture indefinitely, and the recording waits with it. Not streaming after
+            // 10 s is a stream nobody linked.
+            if origin == nil, now > firstFrameDeadline, !receiver.hasStreamed {
+                onEnd?(CaptureError(.portalError, "the portal's screen cast stream was not linked to the compositor within 10 s (is WirePlumber running?)"))
                 return
             }
             if let picture = receiver.takeNewest() {

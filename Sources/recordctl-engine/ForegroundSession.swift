@@ -65,9 +65,14 @@ struct ForegroundSession {
         if let duration {
             // --duration counts recorded time (broadcast time, from the first frame's tick): wait
             // until the recorder's own clock says so, not for a timer started a little later.
+            // Until a first picture comes (a Wayland compositor sends none while its screen stays
+            // still), it counts the time since the start, so the recording still ends.
+            let startedAt = DispatchTime.now()
             _ = session.waitForFirstFrame(timeout: 5)
             while true {
-                let remaining = duration - session.status.recordedSeconds
+                let recorded = session.status.recordedSeconds
+                let waited = Double(DispatchTime.now().uptimeNanoseconds - startedAt.uptimeNanoseconds) / 1e9
+                let remaining = duration - (recorded > 0 ? recorded : waited)
                 if remaining <= 0 || done.wait(timeout: .now() + min(remaining, 0.5)) == .success { break }
             }
         } else {

@@ -353,6 +353,52 @@ final class SplitFileTests: EndToEndTestCase {
         }
     }
 
+    /// Default settings (variable frame rate: the file's encode keeps x264's look-ahead) on
+    /// moving content, `--split-every 2` into MP4, then into Matroska: each closed part's audio
+    /// tracks end, decoded, with the packet that spans the cut (it used to run on about 0.13 s
+    /// past it: audio ahead of the look-ahead's video was written before the cut's key frame
+    /// came), and go on in the next part at the very sample where they stopped.
+    func testVariableFrameRateSplitPartsEndTheirAudioAtTheCut() throws {
+        try movingPattern(title: "rk-split-vfr")
+        let aacFrame = 1024.0 / 48000
+        for ext in ["mp4", "mkv"] {
+            let events = try service.watchEvents()
+            try service.ok(["start", "--region", "320x240+0+0", "--output", path("vfr.\(ext)"), "--split-every", "2"])
+            Thread.sleep(forTimeInterval: 5.3)
+            let parts = (1...3).map { path(String(format: "vfr-%03d.", $0) + ext) }
+            XCTAssertEqual(try service.ok(["stop"]), parts[2], "\(ext): stop prints the last part")
+            let cuts = events.finish().filter { $0["kind"] as? String == "file-part" }.map { Self.seconds(inReason: $0["reason"] as? String ?? "") }
+            XCTAssertEqual(cuts.count, 2, "\(ext): two parts closed by the policy")
+            // Per part, per audio track: its first and its end decoded sample, from the part's first picture.
+            var starts: [[Double]] = [], ends: [[Double]] = []
+            for (index, part) in parts.enumerated() {
+                let probe = try FFprobe.probe(part)
+                XCTAssertEqual(probe.video.count, 1, "\(part): \(probe)")
+                XCTAssertEqual(probe.audio.count, 2, "\(part): both audio tracks: \(probe)")
+                guard let stream = probe.video.first else { continue }
+                let video = try FFprobe.packetSpan(part, streamIndex: stream.index)
+                let first = try (0..<probe.audio.count).map { try firstDecodedAudioTime(part, track: $0) - video.first }
+                starts.append(first)
+                ends.append(try first.enumerated().map { $1 + Double(try ToneAnalyzer.samples(part, audioStream: $0).count) / 48000 })
+                if index < cuts.count {
+                    XCTAssertEqual(video.seconds, cuts[index], accuracy: 0.002, "\(part): the video ends at the cut")
+                }
+            }
+            for index in 0..<cuts.count where index + 1 < starts.count {
+                for track in 0..<min(ends[index].count, starts[index + 1].count) {
+                    let overhang = ends[index][track] - cuts[index]
+                    let next = starts[index + 1][track]
+                    verbose("\(parts[index]) audio \(track): ends \(overhang) s after the cut; the next part's starts at \(next) s")
+                    XCTAssertGreaterThanOrEqual(overhang, -0.002, "\(parts[index]): audio track \(track) reaches the cut")
+                    XCTAssertLessThan(overhang, aacFrame + 0.002,
+                                      "\(parts[index]): audio track \(track) ends with the packet that spans the cut, not after it")
+                    XCTAssertEqual(next, overhang, accuracy: 1.0 / 48000 + 0.002,
+                                   "\(parts[index]) → next part: audio track \(track) goes on at the very sample where it stopped (none lost or doubled)")
+                }
+            }
+        }
+    }
+
     /// An unsplit Matroska recording killed with `kill -9` after a marker: the recovered file
     /// keeps the marker as its chapter (Matroska: exactly the markers).
     func testKilledMatroskaRecordingKeepsItsChapter() throws {

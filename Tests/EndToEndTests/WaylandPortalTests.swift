@@ -144,6 +144,29 @@ final class WaylandPortalTests: EndToEndTestCase {
         XCTAssertLessThan(stillCPU, movingCPU * 0.6, "still \(stillCPU) s vs moving \(movingCPU) s of CPU")
     }
 
+    /// A wlroots compositor copies its output for the cast only when something changes, so on a
+    /// still screen the first picture can come late (or not at all). The recording waits for it
+    /// instead of failing (it failed after 10 s with "sent no frame"), `--duration` still ends it,
+    /// and the file holds the picture that came: the background changed 11 s in.
+    func testRecordingWaitsForALateFirstPictureOnAStillScreen() throws {
+        let path = out + "/late.mp4"
+        let colour = RGB(r: 0xCC, g: 0x33, b: 0x66)
+        let (exe, argv) = wayland.command(recordctl, ["record", "--duration", "16", "--no-mic", "--no-app-audio", "--source", "portal", "--output", path])
+        let recording = try RunningProcess(exe, argv)
+        addTeardownBlock { [wayland] in try? wayland?.rig(["bg", "#3366CC"]) }
+        Thread.sleep(forTimeInterval: 11)
+        try wayland.rig(["bg", "#CC3366"])
+        let result = recording.wait(timeout: 90, grace: 5)
+        verbose("late first picture: \(result.stderr.suffix(400))")
+        XCTAssertEqual(result.exitCode, 0, "\(result.stderr.suffix(400))")
+        XCTAssertFalse(result.stderr.contains("sent no frame"), "\(result.stderr.suffix(400))")
+        let probe = try FFprobe.probe(path)
+        let duration = try XCTUnwrap(probe.formatDuration, "\(probe)")
+        XCTAssertGreaterThan(duration, 1, "\(probe)")
+        XCTAssertLessThan(duration, 17, "\(probe)")
+        assertColour(try FrameSampler.frame(path, at: duration - 0.3), Self.backgroundRect, is: colour, tolerance: 12, "the picture after the change")
+    }
+
     /// The portal's cast ending mid-recording (its backend killed) ends the recording by itself
     /// with a reason that names the screen cast, and what was recorded is kept and playable.
     func testPortalSessionEndingEndsTheRecording() throws {
