@@ -14,8 +14,9 @@ final class CameraPictureStore: Sendable {
     private let serial = Atomic<Int>(0)
     /// The camera thread's state (a lock nobody else takes): its scaler, kept from picture to
     /// picture, and the pixels of pictures nobody holds any more, written over by the next
-    /// pictures. A picture is 0.7 MB at 480x360: fresh memory for each would be 170 new pages
-    /// (page faults) 30 times a second, as glibc gives blocks this large back to the system.
+    /// pictures: after its first pictures the camera's thread allocates nothing per picture
+    /// (0.7 MB each at 480x360, which malloc would serve from fresh pages whenever it had just
+    /// given its free memory back to the system).
     private let cameraThread = Mutex<(scaler: CameraPictureScaler?, spares: [[UInt32]])>((nil, []))
     /// How many such pixel buffers are kept for reuse.
     private static let spareCount = 2
