@@ -66,7 +66,8 @@ let package = Package(
         .target(name: "CPipeWire", path: "Sources/CPipeWire",
                 cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])],
                 linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd")]),
-        // BGR0 -> yuv420p BT.709 in one vectorized pass (0.42x libswscale's time at 1080p: docs/BENCHMARKS.md).
+        // BGR0 -> yuv420p BT.709 in one vectorized pass (0.42x libswscale's time at 1080p: docs/BENCHMARKS.md),
+        // and the camera picture's bilinear scaling to its corner (CameraPictureScaler).
         .target(name: "CColorConversion", path: "Sources/CColorConversion"),
 
         // MARK: Extensions: the SDK an out-of-process extension links, and the host side.
@@ -77,7 +78,7 @@ let package = Package(
 
         // MARK: Platform parts.
         // Each source's folder declares its options (`*-source.json`, the manifest format; CaptureSourceDeclarations).
-        .target(name: "RecordKitCapture", dependencies: ["RecordKitSupport", "RecordKit", "CX11", "CPulse", "CShims"],
+        .target(name: "RecordKitCapture", dependencies: ["RecordKitSupport", "RecordKit", "CX11", "CPulse", "CShims", "CColorConversion"],
                 path: "Sources/RecordKitCapture", resources: [.embedInCode("Screen/screen-source.json"), .embedInCode("Audio/pulse-source.json"),
                                                          .embedInCode("Camera/camera-source.json")]),
         // The Wayland screen through the ScreenCast portal and PipeWire: a video source registered

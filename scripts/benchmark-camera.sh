@@ -7,12 +7,16 @@
 # camera (scripts/wayland-rig.sh camera-start: 320x240 BGRx at 30 fps, restarted before each
 # camera run), read from the rig's PipeWire directly, drawn 480x360 bottom-right.
 #
-#   scripts/benchmark-camera.sh [cpu|perf|x264] [ROUND] [ROUNDS]      (defaults: cpu 12 2)
+#   scripts/benchmark-camera.sh [cpu|perf|stat|x264] [ROUND] [ROUNDS]      (defaults: cpu 12 2)
 #
 # cpu:  CPU = user + sys of recordctl and its engine (GNU time); prints one line per run (CPU,
 #       frames in the file) and the ratio with / without.
 # perf: one run of each under `perf record -g` (999 Hz); prints where the CPU went, by thread
 #       (comm) and library (dso), and the top symbols, for each; the data stays in $OUT.
+# stat: A B A B under `perf stat` (recordctl and its engine): page faults and task clock (CPU
+#       time), per recorded frame too, and instructions where the CPU lets perf count them (not
+#       in this project's VMs), with the ratios with / without. Page faults and instructions
+#       hardly move with the machine's load; CPU time does.
 # x264: what x264 alone spends on the corner's content: one recording without the camera, then
 #       FFmpeg's libx264 with the recorder's settings (veryfast, CRF 23, a key frame every 2 s)
 #       encodes its pictures as they are and with the camera's moving picture overlaid at
@@ -34,7 +38,7 @@ ROOT=$PWD
 MODE=${1:-cpu}
 ROUND=${2:-12}
 ROUNDS=${3:-2}
-case $MODE in cpu|perf|x264) ;; *) echo "usage: $0 [cpu|perf|x264] [ROUND] [ROUNDS]" >&2; exit 64 ;; esac
+case $MODE in cpu|perf|stat|x264) ;; *) echo "usage: $0 [cpu|perf|stat|x264] [ROUND] [ROUNDS]" >&2; exit 64 ;; esac
 export RK_RIG_DIR=${RK_RIG_DIR:-$ROOT/rig-run}
 BIN=${RK_RELEASE_BIN:-$ROOT/.build/release}
 [ -x "$BIN/recordctl" ] || { echo "benchmark-camera: no release build in $BIN (swift build -c release)" >&2; exit 1; }
@@ -124,6 +128,48 @@ if [ "$MODE" = perf ]; then
       perf report -i "$OUT/$name.perf" --no-children --sort "$keys" --stdio 2>/dev/null | grep -E '^ +[0-9]' | sed -n '1,20p'
     done
   done
+  exit 0
+fi
+
+if [ "$MODE" = stat ]; then
+  command -v perf >/dev/null || { echo "benchmark-camera: perf is not installed" >&2; exit 1; }
+  # counter NAME FILE: the value perf stat -x, wrote for NAME, or nothing when it was not counted
+  # (a VM without hardware counters has no instructions).
+  counter() { awk -F, -v e="$1" '$3 ~ "^" e && $1 ~ /^[0-9.]+$/ {print $1}' "$2"; }
+  declare -A TOTAL
+  for ((i = 1; i <= ROUNDS; i++)); do
+    for name in plain camera; do
+      args=()
+      if [ "$name" = camera ]; then
+        bash scripts/wayland-rig.sh camera-start >/dev/null
+        args=(--camera rk-test-camera)
+      fi
+      run=stat-$name-$i
+      record "$run" perf stat -x, -e instructions,page-faults,task-clock -o "$OUT/$run.stat" "${CAMERA[@]}" -- "${args[@]}"
+      n=$(frames "$OUT/$run.mp4")
+      ins=$(counter instructions "$OUT/$run.stat")
+      pf=$(counter page-faults "$OUT/$run.stat")
+      ms=$(counter task-clock "$OUT/$run.stat")
+      printf '  %-6s round %d: %s frames; %s page faults (%.0f a frame), task clock %.2f s; instructions %s; %s\n' \
+        "$name" "$i" "$n" "$pf" "$(echo "$pf / $n" | bc -l)" "$(echo "$ms / 1000" | bc -l)" \
+        "$([ -n "$ins" ] && printf '%.3f G (%.2f M a frame)' "$(echo "$ins / 1e9" | bc -l)" "$(echo "$ins / $n / 1e6" | bc -l)" || echo 'not counted here')" \
+        "$(summary "$OUT/$run.log")"
+      [ -n "$ins" ] && TOTAL[$name-ins]=$(echo "${TOTAL[$name-ins]:-0} + $ins" | bc -l)
+      TOTAL[$name-pf]=$(echo "${TOTAL[$name-pf]:-0} + $pf" | bc -l)
+      TOTAL[$name-ms]=$(echo "${TOTAL[$name-ms]:-0} + $ms" | bc -l)
+      TOTAL[$name-n]=$(echo "${TOTAL[$name-n]:-0} + $n" | bc -l)
+    done
+  done
+  printf 'benchmark-camera: with/without the camera: task clock %.3fx (%.2f / %.2f s), page faults %.0f / %.0f a frame' \
+    "$(echo "${TOTAL[camera-ms]} / ${TOTAL[plain-ms]}" | bc -l)" "$(echo "${TOTAL[camera-ms]} / 1000" | bc -l)" \
+    "$(echo "${TOTAL[plain-ms]} / 1000" | bc -l)" \
+    "$(echo "${TOTAL[camera-pf]} / ${TOTAL[camera-n]}" | bc -l)" "$(echo "${TOTAL[plain-pf]} / ${TOTAL[plain-n]}" | bc -l)"
+  if [ -n "${TOTAL[camera-ins]:-}" ] && [ -n "${TOTAL[plain-ins]:-}" ]; then
+    printf ', instructions %.3fx (%.2f / %.2f M a frame)' "$(echo "${TOTAL[camera-ins]} / ${TOTAL[plain-ins]}" | bc -l)" \
+      "$(echo "${TOTAL[camera-ins]} / ${TOTAL[camera-n]} / 1e6" | bc -l)" "$(echo "${TOTAL[plain-ins]} / ${TOTAL[plain-n]} / 1e6" | bc -l)"
+  fi
+  echo
+  echo "benchmark-camera: load after: $(uptime | sed 's/.*load average: //')"
   exit 0
 fi
 

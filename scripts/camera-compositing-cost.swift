@@ -1,5 +1,5 @@
 // The camera overlay's two per-frame costs alone, before and after compositing in place
-// (scripts/camera-compositing-cost.sh builds this with the scaler of 595395e and today's):
+// (scripts/camera-compositing-cost.sh builds this with the scalers of 595395e, ba0ddf9 and today's):
 // scaling a 320x240 camera picture to the 480x360 corner, and the composite's copies for one
 // 1080p frame. CPU time of this process, 300 repetitions each.
 import Glibc
@@ -24,6 +24,16 @@ for k in 0..<n {
     check &+= p.pixels[k]
 }
 let oldScale = (cpuSeconds() - start) / Double(n)
+var swiftScaler = SwiftPictureScaler(sourceWidth: sw, sourceHeight: sh, width: w, height: h)
+start = cpuSeconds()
+for k in 0..<n {
+    let pixels = [UInt32](unsafeUninitializedCapacity: w * h) { buffer, count in
+        count = w * h
+        source.withUnsafeBytes { swiftScaler.scale($0.baseAddress!, bytesPerRow: sw * 4, redFirst: false, into: buffer.baseAddress!) }
+    }
+    check &+= pixels[k]
+}
+let swiftScale = (cpuSeconds() - start) / Double(n)
 var scaler = CameraPictureScaler(sourceWidth: sw, sourceHeight: sh, width: w, height: h)
 start = cpuSeconds()
 for k in 0..<n {
@@ -37,6 +47,8 @@ let newScale = (cpuSeconds() - start) / Double(n)
 let before = source.withUnsafeBytes {
     OldScaledPicture.scaled($0.baseAddress!, bytesPerRow: sw * 4, width: sw, height: sh, redFirst: false, to: w, h, captureNs: 0, serial: 0)
 }
+var swiftAfter = [UInt32](repeating: 0, count: w * h)
+source.withUnsafeBytes { swiftScaler.scale($0.baseAddress!, bytesPerRow: sw * 4, redFirst: false, into: &swiftAfter) }
 var after = [UInt32](repeating: 0, count: w * h)
 source.withUnsafeBytes { scaler.scale($0.baseAddress!, bytesPerRow: sw * 4, redFirst: false, into: &after) }
 
@@ -65,6 +77,7 @@ for k in 0..<n {
 let newCopy = (cpuSeconds() - start) / Double(n)
 
 func ms(_ s: Double) -> String { String(Int((s * 1_000_000).rounded())) + " us" }
-print("scaling 320x240 to 480x360: before \(ms(oldScale)), after \(ms(newScale)) a picture; same pixels: \(before.pixels == after)")
+print("scaling 320x240 to 480x360: 595395e \(ms(oldScale)), Swift separable (ba0ddf9) \(ms(swiftScale)), "
+    + "today's (C) \(ms(newScale)) a picture; same pixels: \(before.pixels == swiftAfter && swiftAfter == after)")
 print("compositing copies, 1080p: before \(ms(oldCopy)), after \(ms(newCopy)) a frame (checksum \(check))")
 print("at 30 fps: before \(ms((oldScale + oldCopy) * 30)), after \(ms((newScale + newCopy) * 30)) CPU per second")

@@ -186,21 +186,47 @@ final class CameraCompositingTests: XCTestCase {
 
     func testScalerGivesTheBilinearFormulasValues() {
         var script = Script(state: 5)
-        let (sw, sh) = (13, 7)
-        let source = (0..<(sw * sh)).map { _ in UInt32(script.next(1 << 24)) | 0xFF00_0000 }
-        for (width, height) in [(20, 11), (6, 5), (13, 14), (1, 1)] {
-            for redFirst in [false, true] {
-                let scaled = source.withUnsafeBytes {
-                    ScaledCameraPicture.scaled($0.baseAddress!, bytesPerRow: sw * 4, width: sw, height: sh, redFirst: redFirst,
-                                               to: width, height, captureNs: 0, serial: 0)
-                }
-                for y in 0..<height {
-                    for x in 0..<width {
-                        let expected = Self.bilinear(source, sw, sh, x, y, width, height, redFirst: redFirst)
-                        XCTAssertEqual(scaled.pixels[y * width + x], expected, "\(sw)x\(sh) to \(width)x\(height) at \(x),\(y)")
+        // Up and down, odd sizes, and sizes past the C loops' vector widths (their tails).
+        for (sw, sh, sizes) in [(13, 7, [(20, 11), (6, 5), (13, 14), (1, 1), (5, 3)]), (80, 60, [(120, 90), (37, 29)])] {
+            let source = (0..<(sw * sh)).map { _ in UInt32(script.next(1 << 24)) | UInt32(script.next(256)) << 24 }
+            for (width, height) in sizes {
+                for redFirst in [false, true] {
+                    let scaled = source.withUnsafeBytes {
+                        ScaledCameraPicture.scaled($0.baseAddress!, bytesPerRow: sw * 4, width: sw, height: sh, redFirst: redFirst,
+                                                   to: width, height, captureNs: 0, serial: 0)
+                    }
+                    for y in 0..<height {
+                        for x in 0..<width {
+                            let expected = Self.bilinear(source, sw, sh, x, y, width, height, redFirst: redFirst)
+                            guard scaled.pixels[y * width + x] == expected else {
+                                return XCTFail("\(sw)x\(sh) to \(width)x\(height) at \(x),\(y): \(String(scaled.pixels[y * width + x], radix: 16)), "
+                                    + "expected \(String(expected, radix: 16))")
+                            }
+                        }
                     }
                 }
             }
+        }
+    }
+
+    /// The store writes new pictures over the pixels of pictures it let go of, never over a
+    /// picture it keeps or one the capture thread still holds.
+    func testStoreReusesOnlyPicturesNobodyHolds() {
+        let (sw, sh) = (8, 6)
+        let store = CameraPictureStore(width: 12, height: 9)
+        func push(_ colour: UInt32, at ns: UInt64) {
+            let pixels = [UInt32](repeating: colour, count: sw * sh)
+            pixels.withUnsafeBytes { store.receive($0.baseAddress!, bytesPerRow: sw * 4, width: sw, height: sh, redFirst: false, captureNs: ns) }
+        }
+        push(0x11, at: 1)
+        let held = store.picture(for: 1)!
+        for n in 2...40 {
+            push(UInt32(n), at: UInt64(n))
+            // Every kept picture still shows its own colour (the oldest kept is n - 9).
+            for m in max(2, n - 9)...n {
+                XCTAssertEqual(store.picture(for: UInt64(m))?.pixels, [UInt32](repeating: UInt32(m), count: 12 * 9), "picture \(m) after \(n)")
+            }
+            XCTAssertEqual(held.pixels, [UInt32](repeating: 0x11, count: 12 * 9), "the held picture after picture \(n)")
         }
     }
 

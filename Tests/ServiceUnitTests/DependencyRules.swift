@@ -43,7 +43,7 @@ struct DependencyRules {
         "RecordKit": [],
         // Atomic files, the videos directory, the monotonic clock: Glibc only, usable by every part.
         "RecordKitSupport": [],
-        "RecordKitCapture": ["RecordKitSupport", "RecordKit", "CX11", "CPulse", "CShims"],
+        "RecordKitCapture": ["RecordKitSupport", "RecordKit", "CX11", "CPulse", "CShims", "CColorConversion"],
         "RecordKitMedia": ["RecordKitSupport", "RecordKit", "CFFmpeg", "CColorConversion"],
         // The Wayland screen (ScreenCast portal + PipeWire): a video source the executables register.
         "RecordKitPipeWire": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "CPipeWire"],

@@ -3,6 +3,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// This module's pixel loops in C (vectorized): the conversion to yuv420p here, the camera
+// picture's bilinear scaling in bilinear_scaling.h.
+
 /// Bytes of scratch memory rk_bgr0_to_yuv420p_bt709 needs for a picture `width` pixels wide.
 size_t rk_yuv420p_scratch_bytes(int width);
 
