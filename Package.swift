@@ -222,7 +222,7 @@ let package = Package(
         .testTarget(name: "MediaUnitTests",
                     dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "CColorConversion", "CFFmpeg", "MediaTestSupport"],
                     path: "Tests/MediaUnitTests"),
-        .testTarget(name: "CaptureUnitTests", dependencies: ["RecordKitCapture"], path: "Tests/CaptureUnitTests"),
+        .testTarget(name: "CaptureUnitTests", dependencies: ["RecordKitCapture", "RecordKitSupport"], path: "Tests/CaptureUnitTests"),
         .testTarget(name: "ExtensionsUnitTests",
                     dependencies: ["RecordKit", "RecordKitMedia", "RecordKitExtensions", "RecordKitExtensionSDK", "RecordKitService", "RecordKitBuiltins",
                                    "RecordKitCapture", "RecordKitPipeline",

@@ -36,6 +36,22 @@ final class FrameMemory: @unchecked Sendable {
         self.sharedMemoryID = id
     }
 
+    /// Gives the pages of `byteCount` bytes at `offset` (both page-aligned) back to the kernel:
+    /// the next touch finds zeroed pages. Shared memory frees its backing store (`MADV_REMOVE`:
+    /// the X server's mapping sees the same zeroed pages), heap memory its private pages
+    /// (`MADV_DONTNEED`). The caller guarantees nobody uses the range meanwhile.
+    func releasePages(offset: Int, byteCount: Int) {
+        _ = madvise(base + offset, byteCount, sharedMemoryID != nil ? MADV_REMOVE : MADV_DONTNEED)
+    }
+
+    /// Bytes of `byteCount` at `offset` (page-aligned) that are resident now (`mincore`).
+    func residentBytes(offset: Int, byteCount: Int) -> Int {
+        let pages = (byteCount + 4095) / 4096
+        var vector = [UInt8](repeating: 0, count: pages)
+        guard mincore(base + offset, byteCount, &vector) == 0 else { return 0 }
+        return vector.reduce(0) { $0 + Int($1 & 1) } * 4096
+    }
+
     /// Marks the segment for removal once everyone detached. Call after the X server attached it
     /// (or failed to). Idempotent.
     func markForRemoval() {

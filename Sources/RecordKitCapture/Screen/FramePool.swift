@@ -1,4 +1,5 @@
 import RecordKit
+import RecordKitSupport
 import Synchronization
 
 /// A fixed set of frame buffers carved out of one ``FrameMemory`` block, handed out as
@@ -8,6 +9,14 @@ import Synchronization
 /// held it returns nil and the caller drops the frame. Free slots are reused last-in first-out,
 /// so only as many slots as are really in flight ever get touched and become resident memory.
 /// The memory lives until the pool and every buffer it handed out are gone.
+///
+/// **Cold slots go back.** A burst (an encoder falling behind on a loaded machine) touches more
+/// slots than the steady state needs, and touched pages stayed resident for the whole recording:
+/// the X11 pool's 12 slots are 100 MB of shared memory, and in an hour-long soak on a loaded
+/// machine resident memory rose by 94 MB, a step with each burst. So a slot left free for
+/// ``coldAfterNanoseconds`` gives its pages back to the kernel (``FrameMemory/releasePages``),
+/// checked at most every ``checkEveryNanoseconds`` by `acquire()` on the capturing thread
+/// (a few `madvise` calls, under a millisecond each); the next use finds zeroed pages.
 package final class FramePool: Sendable {
     /// Number of slots.
     let slotCount: Int
@@ -16,6 +25,13 @@ package final class FramePool: Sendable {
     /// The block behind every slot.
     let memory: FrameMemory
     private let free: Mutex<[Int]>
+    /// Per slot: when it was last given back while its pages are resident (nil: never used, or
+    /// its pages already went back); and when cold slots were last looked for.
+    private let released: Mutex<(at: [UInt64?], lastCheck: UInt64)>
+    /// A free slot unused this long gives its pages back (30 s).
+    static let coldAfterNanoseconds: UInt64 = 30_000_000_000
+    /// How often `acquire()` looks for cold slots (10 s).
+    static let checkEveryNanoseconds: UInt64 = 10_000_000_000
 
     /// A pool of `slotCount` slots of at least `slotByteCount` bytes each, in shared memory when
     /// `shared` (nil if the system refuses the segment), in heap memory otherwise.
@@ -35,6 +51,7 @@ package final class FramePool: Sendable {
         slots.reserveCapacity(slotCount)
         slots.append(contentsOf: (0..<slotCount).reversed())  // slot 0 is handed out first
         self.free = Mutex(slots)
+        self.released = Mutex((at: [UInt64?](repeating: nil, count: slotCount), lastCheck: MonotonicClock.nanoseconds()))
     }
 
     /// Start of slot `index`.
@@ -42,14 +59,50 @@ package final class FramePool: Sendable {
         memory.base + index * slotStride
     }
 
-    /// Takes a free slot, or nil when consumers hold every one.
+    /// Takes a free slot, or nil when consumers hold every one. Now and then first gives the
+    /// pages of cold slots back (above).
     package func acquire() -> Int? {
-        free.withLock { $0.popLast() }
+        let now = MonotonicClock.nanoseconds()
+        let due = released.withLock { state in
+            guard now &- state.lastCheck >= Self.checkEveryNanoseconds else { return false }
+            state.lastCheck = now
+            return true
+        }
+        if due { releaseColdSlots(now: now) }
+        return free.withLock { $0.popLast() }
     }
 
     /// Puts back a slot that was acquired but not handed out as a buffer.
     package func giveBack(_ index: Int) {
+        let now = MonotonicClock.nanoseconds()
+        released.withLock { $0.at[index] = now }
         free.withLock { $0.append(index) }
+    }
+
+    /// Gives back the pages of every free slot unused for ``coldAfterNanoseconds`` before `now`
+    /// (`now` is a parameter for tests); returns how many slots went back. The free list stays
+    /// locked meanwhile, so no slot is taken while its pages go.
+    @discardableResult
+    package func releaseColdSlots(now: UInt64) -> Int {
+        free.withLock { free in
+            var count = 0
+            for index in free {
+                let cold = released.withLock { state -> Bool in
+                    guard let at = state.at[index], now &- at >= Self.coldAfterNanoseconds, now >= at else { return false }
+                    state.at[index] = nil
+                    return true
+                }
+                guard cold else { continue }
+                memory.releasePages(offset: index * slotStride, byteCount: slotStride)
+                count += 1
+            }
+            return count
+        }
+    }
+
+    /// Bytes of slot `index` resident now (tests and diagnostics).
+    package func residentBytes(ofSlot index: Int) -> Int {
+        memory.residentBytes(offset: index * slotStride, byteCount: slotStride)
     }
 
     /// Wraps the first `byteCount` bytes of acquired slot `index` as a buffer; the slot returns
