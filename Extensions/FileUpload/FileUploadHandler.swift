@@ -163,6 +163,14 @@ package final class FileUploadHandler: RecoverableBroadcastHandler, BroadcastAct
         return near ? AudioHold.maxLeadNearSplitNs : AudioHold.maxLeadNs
     }
 
+    /// A pause stops the video for now: the audio held for it (``AudioHold``) goes where its time
+    /// puts it, so that what was recorded before the pause reaches the file (libavformat's
+    /// interleaving otherwise keeps the video waiting for that audio, and a kill -9 while paused
+    /// found nothing in the file).
+    package func broadcastPaused() {
+        for sample in audioHold.releaseAll() { place(sample, with: sample.type) }
+    }
+
     /// Keeps the marker in the part it falls in; the file gets it as a chapter when the part is
     /// finalized (MP4 and Matroska), and the recovery note records it at once.
     package func broadcastAnnotated(_ annotation: BroadcastAnnotation) {

@@ -25,10 +25,16 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The time in seconds, as a floating-point approximation.
     public var seconds: Double { Double(value) / Double(timescale) }
 
-    /// The time in nanoseconds (rounded toward negative infinity on overflow-free math).
+    /// The time in nanoseconds (the fraction of a nanosecond dropped, toward zero). A time
+    /// beyond what 64-bit nanoseconds hold (an encoder's "no timestamp", `Int64.min`) saturates
+    /// to `Int64.min` or `Int64.max` instead of trapping: one bad timestamp must not take the
+    /// recording down.
     public var nanoseconds: Int64 {
         let (q, r) = value.quotientAndRemainder(dividingBy: Int64(timescale))
-        return q * 1_000_000_000 + r * 1_000_000_000 / Int64(timescale)
+        let (whole, overflow) = q.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, overflowSum) = whole.addingReportingOverflow(r * 1_000_000_000 / Int64(timescale))
+        if overflow || overflowSum { return value < 0 ? .min : .max }
+        return sum
     }
 
     /// The same instant expressed on another timescale, rounded to the nearest unit.

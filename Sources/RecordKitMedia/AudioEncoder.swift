@@ -33,6 +33,9 @@ package final class AudioEncoder: @unchecked Sendable {
     private let sampleRate: Int
     /// Timestamp of the next frame sent to the encoder, in 1/sampleRate.
     private var nextPts: Int64?
+    /// Where the next packet starts by the last one emitted (1/sampleRate): the timestamp of a
+    /// drained packet that came without one.
+    private var nextPacketPts: Int64?
     /// The input frame index expected next, in the input's own rate.
     private var expectedInputFrame: Int64?
     private var finished = false
@@ -185,9 +188,14 @@ package final class AudioEncoder: @unchecked Sendable {
     /// Wraps an owned packet (timestamps in 1/sampleRate) in a sample buffer, without copying.
     private func sample(from packet: UnsafeMutablePointer<AVPacket>) -> SampleBuffer {
         let timescale = Int32(sampleRate)
-        let pts = packet.pointee.pts
+        // libavcodec's audio frame queue gives a packet drained after its last input no
+        // timestamp when the queue ran empty (seen with libopus at stop, now and then): such a
+        // packet follows the one before it.
+        var pts = packet.pointee.pts
+        if pts == shim_av_nopts_value() { pts = nextPacketPts ?? 0 }
         let dts = packet.pointee.dts == shim_av_nopts_value() ? pts : packet.pointee.dts
         let duration = packet.pointee.duration > 0 ? packet.pointee.duration : Int64(frameSize)
+        nextPacketPts = pts + duration
         let encoded = EncodedPacket(data: PacketBuffer.adopting(packet), decodeTime: MediaTime(value: dts, timescale: timescale),
                                     isKeyFrame: true, encoderID: id)
         return SampleBuffer(type: type, presentationTime: MediaTime(value: pts, timescale: timescale),
