@@ -12,8 +12,8 @@ import Synchronization
 ///
 /// **Cold slots go back.** A burst (an encoder falling behind on a loaded machine) touches more
 /// slots than the steady state needs, and touched pages stayed resident for the whole recording:
-/// the X11 pool's 12 slots are 100 MB of shared memory, and in an hour-long soak on a loaded
-/// machine resident memory rose by 94 MB, a step with each burst. So a slot left free for
+/// the X11 pool's 12 slots are 100 MB of shared memory, and the hour-long soaks' shared memory
+/// rose 8-24 MB, one 8.3 MB slot with each burst (docs/BENCHMARKS.md). So a slot left free for
 /// ``coldAfterNanoseconds`` gives its pages back to the kernel (``FrameMemory/releasePages``),
 /// checked at most every ``checkEveryNanoseconds`` by `acquire()` on the capturing thread
 /// (a few `madvise` calls, under a millisecond each); the next use finds zeroed pages.
@@ -24,10 +24,10 @@ package final class FramePool: Sendable {
     let slotStride: Int
     /// The block behind every slot.
     let memory: FrameMemory
-    private let free: Mutex<[Int]>
-    /// Per slot: when it was last given back while its pages are resident (nil: never used, or
-    /// its pages already went back); and when cold slots were last looked for.
-    private let released: Mutex<(at: [UInt64?], lastCheck: UInt64)>
+    /// The free slots (taken from the end), per slot when it was last given back while its
+    /// pages are resident (nil: never used, or its pages already went back), and when cold slots
+    /// were last looked for: one lock, taken once per `acquire` and per give-back.
+    private let state: Mutex<(free: [Int], releasedAt: [UInt64?], lastCheck: UInt64)>
     /// A free slot unused this long gives its pages back (30 s).
     static let coldAfterNanoseconds: UInt64 = 30_000_000_000
     /// How often `acquire()` looks for cold slots (10 s).
@@ -50,8 +50,7 @@ package final class FramePool: Sendable {
         var slots = [Int]()
         slots.reserveCapacity(slotCount)
         slots.append(contentsOf: (0..<slotCount).reversed())  // slot 0 is handed out first
-        self.free = Mutex(slots)
-        self.released = Mutex((at: [UInt64?](repeating: nil, count: slotCount), lastCheck: MonotonicClock.nanoseconds()))
+        self.state = Mutex((free: slots, releasedAt: [UInt64?](repeating: nil, count: slotCount), lastCheck: MonotonicClock.nanoseconds()))
     }
 
     /// Start of slot `index`.
@@ -63,41 +62,41 @@ package final class FramePool: Sendable {
     /// pages of cold slots back (above).
     package func acquire() -> Int? {
         let now = MonotonicClock.nanoseconds()
-        let due = released.withLock { state in
-            guard now &- state.lastCheck >= Self.checkEveryNanoseconds else { return false }
-            state.lastCheck = now
-            return true
+        return state.withLock { state in
+            if now &- state.lastCheck >= Self.checkEveryNanoseconds {
+                state.lastCheck = now
+                _ = releaseColdSlots(&state, now: now)
+            }
+            return state.free.popLast()
         }
-        if due { releaseColdSlots(now: now) }
-        return free.withLock { $0.popLast() }
     }
 
     /// Puts back a slot that was acquired but not handed out as a buffer.
     package func giveBack(_ index: Int) {
         let now = MonotonicClock.nanoseconds()
-        released.withLock { $0.at[index] = now }
-        free.withLock { $0.append(index) }
+        state.withLock { state in
+            state.releasedAt[index] = now
+            state.free.append(index)
+        }
     }
 
     /// Gives back the pages of every free slot unused for ``coldAfterNanoseconds`` before `now`
-    /// (`now` is a parameter for tests); returns how many slots went back. The free list stays
+    /// (`now` is a parameter for tests); returns how many slots went back. The pool stays
     /// locked meanwhile, so no slot is taken while its pages go.
     @discardableResult
     package func releaseColdSlots(now: UInt64) -> Int {
-        free.withLock { free in
-            var count = 0
-            for index in free {
-                let cold = released.withLock { state -> Bool in
-                    guard let at = state.at[index], now &- at >= Self.coldAfterNanoseconds, now >= at else { return false }
-                    state.at[index] = nil
-                    return true
-                }
-                guard cold else { continue }
-                memory.releasePages(offset: index * slotStride, byteCount: slotStride)
-                count += 1
-            }
-            return count
+        state.withLock { releaseColdSlots(&$0, now: now) }
+    }
+
+    private func releaseColdSlots(_ state: inout (free: [Int], releasedAt: [UInt64?], lastCheck: UInt64), now: UInt64) -> Int {
+        var count = 0
+        for index in state.free {
+            guard let at = state.releasedAt[index], now >= at, now - at >= Self.coldAfterNanoseconds else { continue }
+            state.releasedAt[index] = nil
+            memory.releasePages(offset: index * slotStride, byteCount: slotStride)
+            count += 1
         }
+        return count
     }
 
     /// Bytes of slot `index` resident now (tests and diagnostics).
