@@ -250,7 +250,11 @@ package final class VideoEncoder: @unchecked Sendable {
         // still screen (pictures half a second apart) that reaches back before the packets the
         // old encoder emitted last. Decode times must increase, so they are moved just past the
         // last one; the order and every presentation time stay (a decoder needs nothing else).
-        if dts <= lastDts { dts = min(lastDts + 1, pts) }
+        // A restarted x265 that is flushed before it had its reorder delay's worth of pictures
+        // (a still screen: two pictures, then the stop) computes its decode times by subtracting
+        // a delay it never set (it does at its third picture): garbage, 0x4D4D4D4D4D4D4D7B once.
+        // A packet is never decoded after it is shown, so such a time is replaced the same way.
+        if dts <= lastDts || dts > pts { dts = min(lastDts + 1, pts) }
         lastDts = max(lastDts, dts)
         let duration = packet.pointee.duration > 0 ? packet.pointee.duration : 1
         let isKey = packet.pointee.flags & AV_PKT_FLAG_KEY != 0

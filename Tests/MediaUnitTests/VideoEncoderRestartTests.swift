@@ -58,6 +58,56 @@ final class VideoEncoderRestartTests: XCTestCase {
         XCTAssertEqual(keys, [0, 60, 120], "key frames: the first picture, the restart's, and by time 2 s later: \(rows)")
     }
 
+    /// HEVC, restarted on a still screen and stopped two pictures later: x265, flushed before
+    /// it had its reorder delay's pictures, gives decode times from memory it never filled (far
+    /// past the pictures' own times; they overflowed the dispatcher's arithmetic and took the
+    /// process down at the stop). Every packet still decodes before it is shown, in increasing
+    /// order, and the file decodes without errors.
+    func testARestartedHEVCEncoderFlushedAfterTwoPicturesKeepsItsDecodeTimesValid() throws {
+        var settings = VideoEncoderSettings.fileDefault
+        settings.codec = .hevc
+        settings.preset = "ultrafast"
+        settings.rateControl = .crf(35)
+        // x265 leaves the delay it subtracts unset until its third picture, so what the decode
+        // times become depends on the heap: fresh allocations are filled with 0xB2 here (glibc's
+        // perturb byte 0x4D), which gives the very times the recording had (0x4D4D4D4D4D4D4D7B
+        // for slot 45). A test process's fresh pages are zero, and zeros pass unnoticed.
+        // glibc's mallopt(M_PERTURB = -6, byte): not in Swift's Glibc module, so looked up.
+        typealias MallOpt = @convention(c) (Int32, Int32) -> Int32
+        let mallopt = unsafeBitCast(try XCTUnwrap(dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt")), to: MallOpt.self)
+        _ = mallopt(-6, 0x4D)
+        defer { _ = mallopt(-6, 0) }
+        let encoder = try VideoEncoder(settings: settings, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "hevc-restart")
+        let out = scratch.path + "/restart.mkv"
+        let muxer = try Muxer(url: out, container: "matroska", streams: [encoder.format])
+        var samples: [SampleBuffer] = []
+        var failure: MediaError?
+        let emit: (SampleBuffer) -> Void = { sample in
+            samples.append(sample)
+            do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = error }
+        }
+        let slots: [Int64] = [0, 15, 30, 45, 60]
+        for (i, slot) in slots.enumerated() {
+            if slot == 45 { try encoder.restart(emit: emit) }
+            try encoder.encode(try pattern(i, encoder: encoder), pts: slot, emit: emit)
+        }
+        try encoder.finish(emit: emit)
+        if let failure { throw failure }
+        try muxer.finish()
+
+        XCTAssertEqual(samples.map(\.presentationTime.value).sorted(), slots, "every picture once, at its slot")
+        var lastDts = Int64.min
+        for s in samples {
+            guard case .packet(let p) = s.payload else { return XCTFail("not a packet") }
+            XCTAssertGreaterThan(p.decodeTime.value, lastDts, "decode times increase")
+            XCTAssertLessThanOrEqual(p.decodeTime.value, s.presentationTime.value, "decoded before shown")
+            lastDts = p.decodeTime.value
+        }
+        let (code, _, stderr) = try MediaProbe.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", out, "-f", "null", "-"])
+        XCTAssertEqual(code, 0)
+        XCTAssertEqual(stderr, "", "the file decodes without errors")
+    }
+
     /// A still screen at variable frame rate through the file's path: pictures half a
     /// second apart, the last one repeated into the slot that holds the end of a 2 s recording
     /// (slot 59, as ``VideoEncodeStage`` does at stop), x264 with B-frames, the file handler's
