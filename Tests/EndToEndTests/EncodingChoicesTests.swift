@@ -119,6 +119,7 @@ final class EncodingChoicesTests: EndToEndTestCase {
         let viaProfile = path("profile.mkv")
         let p = try rc.record(["--window", w.id, "--duration", "2", "--output", viaProfile, "--profile", "small"], environment: env, timeout: 60)
         XCTAssertEqual(p.exitCode, 0, "\(p)")
+        XCTAssertFalse(p.stderr.contains(" @ 0x"), "no FFmpeg info lines from the encoder check (\"[aac @ …] Qavg\"): \(p.stderr)")
         XCTAssertEqual(try FFprobe.probe(viaProfile).video.map(\.codecName), ["hevc"], "the profile's codec applies")
         let overridden = path("flag.mkv")
         let o = try rc.record(["--window", w.id, "--duration", "2", "--output", overridden, "--profile", "small", "--video-codec", "h264"],

@@ -9,6 +9,10 @@ import RecordKit
 package enum EncoderCheck {
     /// Throws the encoder's own complaint, phrased for the user, when `video` or `audio` cannot open.
     package static func check(video: VideoEncoderSettings, audio: AudioEncoderSettings?) throws(MediaError) {
+        // The check may run before any recorder configured FFmpeg's log (in `recordctl` before it
+        // hands the recording over): its encoders' info lines ("[aac @ …] Qavg: nan") are not
+        // for the user either.
+        FFmpegLog.configureFromEnvironment()
         if let refusal = EncoderInputFormat.refusal(for: video.resolvedEncoderName) {
             throw MediaError("cannot use " + refusal)
         }
