@@ -24,14 +24,27 @@ package final class VideoEncoder: @unchecked Sendable {
     /// The libavcodec encoder's name ("libx264").
     package let encoderName: String
 
-    /// The open codec; nil only inside ``restart(emit:)``, between freeing the old one and
-    /// opening the fresh one (so the two never hold their memory at once).
-    /// After a failed restart it stays nil, and every later call throws instead of crashing.
+    /// The open codec; nil after ``restart(emit:)`` until the next picture opens the fresh one
+    /// (``reopenDue``), so the two never hold their memory at once and an encoder that gets no
+    /// picture before the stop is never opened: SVT-AV1 waits forever to end a stream without a
+    /// picture, and x265 gives such short streams decode times from memory it never set.
+    /// After a failed reopening it stays nil, and every later call throws instead of crashing.
     private var openCodec: CodecContext?
+    /// ``restart(emit:)`` drained and freed the codec: the next picture opens a fresh one.
+    private var reopenDue = false
+    /// The open codec, opened now when a restart left it to the next picture.
     private var codec: CodecContext {
         get throws(MediaError) {
-            guard let openCodec else { throw MediaError("video encoder \(id): closed (restarting it failed)") }
-            return openCodec
+            if let openCodec { return openCodec }
+            guard reopenDue else { throw MediaError("video encoder \(id): closed (restarting it failed)") }
+            reopenDue = false
+            let (fresh, record, _) = try Self.openCodec(settings: settings, width: outputWidth, height: outputHeight,
+                                                        frameRate: frameRate, id: id, lowDelay: lowDelay)
+            guard record == format.extradata else {
+                throw MediaError("video encoder \(id): the restarted encoder's global header differs from the first one's")
+            }
+            openCodec = fresh
+            return fresh
         }
     }
     /// Frames between key frames (the codec's `gop_size`), kept for when the codec is closed.
@@ -116,6 +129,7 @@ package final class VideoEncoder: @unchecked Sendable {
         self.picturePool = picturePool
         self.openCodec = codec
         self.keyFrameInterval = Int64(codec.pointer.pointee.gop_size)
+        self.reorderDelay = Int(codec.pointer.pointee.has_b_frames)
         self.frame = frame
         self.frameRate = frameRate
         self.outputWidth = width
@@ -210,24 +224,20 @@ package final class VideoEncoder: @unchecked Sendable {
         if key { lastKeyPts = pts }
     }
 
-    /// Drains the encoder (emits every packet it holds, as ``finish(emit:)``), then opens a fresh
-    /// one with the same settings, so that what comes next starts with a key frame and is not
-    /// held behind the old look-ahead. Key frames keep coming by time across the restart.
-    /// Throws when the fresh encoder's global header differs from ``format``'s (a stream cannot
-    /// change it midway).
+    /// Drains the encoder (emits every packet it holds, as ``finish(emit:)``) and frees it; the
+    /// next picture opens a fresh one with the same settings, so that what comes next starts
+    /// with a key frame and is not held behind the old look-ahead. Key frames keep coming by
+    /// time across the restart. The next ``encode(_:pts:asReference:keyFrame:emit:)`` throws
+    /// when the fresh encoder's global header differs from ``format``'s (a stream cannot change
+    /// it midway); a ``finish(emit:)`` before any picture has nothing to drain.
     package func restart(emit: (SampleBuffer) -> Void) throws(MediaError) {
         try finish(emit: emit)
         openCodec = nil  // x264's frames and look-ahead go before the fresh one allocates its own
-        let (fresh, record, _) = try Self.openCodec(settings: settings, width: outputWidth, height: outputHeight,
-                                                    frameRate: frameRate, id: id, lowDelay: lowDelay)
-        guard record == format.extradata else {
-            throw MediaError("video encoder \(id): the restarted encoder's global header differs from the first one's")
-        }
-        openCodec = fresh
+        reopenDue = true
     }
 
     /// Frames the decoder must hold back to reorder (`has_b_frames`: 2 for x264 with a B-pyramid).
-    package var reorderDelay: Int { Int(openCodec?.pointer.pointee.has_b_frames ?? 0) }
+    package let reorderDelay: Int
 
     /// Whether a key frame is due at `pts` (key frames come by time): the next frame encoded at
     /// `pts` would be one.
@@ -235,6 +245,7 @@ package final class VideoEncoder: @unchecked Sendable {
 
     /// Flushes the encoder: emits the packets of frames still in its lookahead. Call once, last.
     package func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {
+        if openCodec == nil && reopenDue { return }  // restarted, and no picture since: nothing held
         try codec.encode(nil, what: "video encoder \(id): flushing") { packet in
             emit(sample(from: packet))
         }

@@ -108,6 +108,45 @@ final class VideoEncoderRestartTests: XCTestCase {
         XCTAssertEqual(stderr, "", "the file decodes without errors")
     }
 
+    /// A stop right after a restart, before the next picture: SVT-AV1 waits forever to end a
+    /// stream that had no picture (the recording never stopped). The restart leaves the fresh
+    /// encoder to the next picture, so the stop finds nothing to drain; a picture after a
+    /// restart still opens a fresh encoder whose first picture is a key frame.
+    func testAStopRightAfterARestartEndsForEveryCodec() throws {
+        for codec in [Codec.av1, .hevc, .h264] {
+            var settings = VideoEncoderSettings.fileDefault
+            settings.codec = codec
+            settings.preset = "ultrafast"
+            let encoder = try VideoEncoder(settings: settings, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "stop-\(codec)")
+            let pictures = try (0..<3).map { try pattern($0, encoder: encoder) }
+            let done = DispatchSemaphore(value: 0)
+            let result = ResultBox()
+            Thread.detachNewThread {
+                do throws(MediaError) {
+                    var samples: [SampleBuffer] = []
+                    try encoder.encode(pictures[0], pts: 0) { samples.append($0) }
+                    try encoder.encode(pictures[1], pts: 15, keyFrame: true) { samples.append($0) }
+                    try encoder.restart { samples.append($0) }
+                    let beforeSecond = samples.count
+                    try encoder.encode(pictures[2], pts: 30) { samples.append($0) }
+                    try encoder.restart { samples.append($0) }
+                    try encoder.finish { samples.append($0) }
+                    result.set(samples.map(\.presentationTime.value), keyAfterRestart: samples[beforeSecond...].contains {
+                        if case .packet(let p) = $0.payload { return p.isKeyFrame && $0.presentationTime.value == 30 } else { return false }
+                    })
+                } catch {
+                    result.fail(error.message)
+                }
+                done.signal()
+            }
+            XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "\(codec): the stop after a restart ended")
+            let (slots, keyAfterRestart, failure) = result.get()
+            XCTAssertNil(failure, "\(codec)")
+            XCTAssertEqual(slots.sorted(), [0, 15, 30], "\(codec): every picture once")
+            XCTAssertTrue(keyAfterRestart, "\(codec): the picture after the restart is a key frame")
+        }
+    }
+
     /// A still screen at variable frame rate through the file's path: pictures half a
     /// second apart, the last one repeated into the slot that holds the end of a 2 s recording
     /// (slot 59, as ``VideoEncodeStage`` does at stop), x264 with B-frames, the file handler's
@@ -163,4 +202,16 @@ final class VideoEncoderRestartTests: XCTestCase {
             try encoder.convert(bgr0: raw.baseAddress!, bytesPerRow: width * 4, width: width, height: height)
         }
     }
+}
+
+/// What the encoding thread of ``VideoEncoderRestartTests/testAStopRightAfterARestartEndsForEveryCodec()`` found.
+private final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var slots: [Int64] = []
+    private var keyAfterRestart = false
+    private var failure: String?
+
+    func set(_ slots: [Int64], keyAfterRestart: Bool) { lock.withLock { self.slots = slots; self.keyAfterRestart = keyAfterRestart } }
+    func fail(_ message: String) { lock.withLock { failure = message } }
+    func get() -> ([Int64], Bool, String?) { lock.withLock { (slots, keyAfterRestart, failure) } }
 }
