@@ -220,7 +220,7 @@ let package = Package(
         // server (`scripts/test.sh --fast` runs every `*UnitTests` target; docs/TESTING.md).
         .testTarget(name: "PipelineUnitTests", dependencies: ["RecordKitSupport", "RecordKit", "RecordKitPipeline", "CShims", "HandlerTestSupport"], path: "Tests/PipelineUnitTests"),
         .testTarget(name: "MediaUnitTests",
-                    dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "CColorConversion", "CFFmpeg", "MediaTestSupport"],
+                    dependencies: ["RecordKit", "RecordKitCapture", "RecordKitMedia", "RecordKitPipeline", "CColorConversion", "CFFmpeg", "MediaTestSupport", "RecordKitSupport"],
                     path: "Tests/MediaUnitTests"),
         .testTarget(name: "CaptureUnitTests", dependencies: ["RecordKitCapture", "RecordKitSupport"], path: "Tests/CaptureUnitTests"),
         .testTarget(name: "ExtensionsUnitTests",

@@ -1,5 +1,6 @@
 import CFFmpeg
 import RecordKit
+import RecordKitSupport
 
 /// Opening the codec of a ``VideoEncoder``: at creation, and again at each restart.
 extension VideoEncoder {
@@ -49,8 +50,11 @@ extension VideoEncoder {
         }
         let description = "\(width)x\(height) \(frameRate) fps, " + plan.description + ", gop \(context.pointee.gop_size)"
         do throws(MediaError) { try codec.open(options: plan.options, describing: description) } catch {
+            RealtimeThreads.demoteAll()
             throw MediaError("video encoder \(id): " + error.message + VideoEncoderOptions.hint(forEncoder: encoderName))
         }
+        // SVT-AV1 run as root makes its threads, and this one, real-time (FIFO 99): not in a recorder.
+        RealtimeThreads.demoteAll()
 
         let record: [UInt8]
         if encoderName == "libx264" {

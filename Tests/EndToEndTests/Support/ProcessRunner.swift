@@ -18,7 +18,15 @@ struct ProcessResult: Sendable, CustomStringConvertible {
     var seconds: Double
 
     var description: String {
-        func clip(_ s: String) -> String { s.count > 4000 ? "…" + String(s.suffix(4000)) : s }
+        // The tail, where a failure's message is; but a crash's backtrace puts the crashed
+        // thread first and every other thread after it, so its head is kept too.
+        func clip(_ s: String) -> String {
+            guard s.count > 4000 else { return s }
+            if let crash = s.range(of: "*** Signal") ?? s.range(of: "Swift runtime failure") {
+                return "…" + String(s[crash.lowerBound...].prefix(3000)) + "\n…\n" + String(s.suffix(1000))
+            }
+            return "…" + String(s.suffix(4000))
+        }
         return "exit \(exitCode)\(signal.map { " (signal \($0))" } ?? "")\(timedOut ? " TIMED OUT" : "")"
             + " after \(String(format: "%.1f", seconds)) s\n--- stdout:\n\(clip(stdout))\n--- stderr:\n\(clip(stderr))"
     }
