@@ -22,34 +22,9 @@ final class VideoEncoderRestartTests: XCTestCase {
         let encoder = try VideoEncoder(settings: .fileDefault, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "restart-test")
         XCTAssertEqual(encoder.reorderDelay, 2, "the file's encode keeps B-frames with a pyramid")
         let out = scratch.path + "/restart.mp4"
-        let muxer = try Muxer(url: out, container: "mp4", streams: [encoder.format])
-        var samples: [SampleBuffer] = []
-        var failure: MediaError?
-        let emit: (SampleBuffer) -> Void = { sample in
-            samples.append(sample)
-            do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = error }
-        }
         let slots: [Int64] = [0, 15, 30, 45, 60, 75, 90, 105, 120]
-        for (i, slot) in slots.enumerated() {
-            if slot == 60 { try encoder.restart(emit: emit) }
-            let picture = try pattern(slot == 60 ? 3 : i, encoder: encoder)  // slot 60 repeats slot 45's picture
-            try encoder.encode(picture, pts: slot, emit: emit)
-        }
-        try encoder.finish(emit: emit)
-        if let failure { throw failure }
-        try muxer.finish()
-
-        XCTAssertEqual(samples.map(\.presentationTime.value).sorted(), slots, "every picture once, at its slot")
-        var lastDts = Int64.min
-        for s in samples {
-            guard case .packet(let p) = s.payload else { return XCTFail("not a packet") }
-            XCTAssertGreaterThan(p.decodeTime.value, lastDts, "decode times increase: \(samples.map { ($0.presentationTime.value) })")
-            XCTAssertLessThanOrEqual(p.decodeTime.value, s.presentationTime.value, "decoded before shown")
-            lastDts = p.decodeTime.value
-        }
-        let (code, _, stderr) = try MediaProbe.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", out, "-f", "null", "-"])
-        XCTAssertEqual(code, 0)
-        XCTAssertEqual(stderr, "", "the file decodes without errors")
+        // Slot 60 repeats slot 45's picture.
+        try encodeWithARestart(encoder, slots: slots, restartAt: 60, pictureIndex: { $0 == 4 ? 3 : $0 }, into: out, container: "mp4")
         let (_, data, _) = try MediaProbe.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=pts,flags",
                                                                   "-of", "csv=p=0", out])
         let rows = String(decoding: data, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",") }
@@ -79,33 +54,7 @@ final class VideoEncoderRestartTests: XCTestCase {
         defer { _ = mallopt(-6, 0) }
         let encoder = try VideoEncoder(settings: settings, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "hevc-restart")
         let out = scratch.path + "/restart.mkv"
-        let muxer = try Muxer(url: out, container: "matroska", streams: [encoder.format])
-        var samples: [SampleBuffer] = []
-        var failure: MediaError?
-        let emit: (SampleBuffer) -> Void = { sample in
-            samples.append(sample)
-            do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = error }
-        }
-        let slots: [Int64] = [0, 15, 30, 45, 60]
-        for (i, slot) in slots.enumerated() {
-            if slot == 45 { try encoder.restart(emit: emit) }
-            try encoder.encode(try pattern(i, encoder: encoder), pts: slot, emit: emit)
-        }
-        try encoder.finish(emit: emit)
-        if let failure { throw failure }
-        try muxer.finish()
-
-        XCTAssertEqual(samples.map(\.presentationTime.value).sorted(), slots, "every picture once, at its slot")
-        var lastDts = Int64.min
-        for s in samples {
-            guard case .packet(let p) = s.payload else { return XCTFail("not a packet") }
-            XCTAssertGreaterThan(p.decodeTime.value, lastDts, "decode times increase")
-            XCTAssertLessThanOrEqual(p.decodeTime.value, s.presentationTime.value, "decoded before shown")
-            lastDts = p.decodeTime.value
-        }
-        let (code, _, stderr) = try MediaProbe.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", out, "-f", "null", "-"])
-        XCTAssertEqual(code, 0)
-        XCTAssertEqual(stderr, "", "the file decodes without errors")
+        try encodeWithARestart(encoder, slots: [0, 15, 30, 45, 60], restartAt: 45, pictureIndex: { $0 }, into: out, container: "matroska")
     }
 
     /// A stop right after a restart, before the next picture: SVT-AV1 waits forever to end a
@@ -182,6 +131,40 @@ final class VideoEncoderRestartTests: XCTestCase {
         let values = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Double($0) }
         XCTAssertEqual(values.count, 2, "stream and format duration: \(values)")
         for value in values { XCTAssertEqual(value, 2.0, accuracy: 0.001, "the video ends at slot 60 (2 s): \(values)") }
+    }
+
+    /// Encodes a picture at each of `slots` (``pattern(_:encoder:)`` number `pictureIndex(i)`
+    /// for the i-th), restarting `encoder` before slot `restartAt`, drains it into a file at
+    /// `out`, and checks: every picture once at its slot, decode times increasing and never
+    /// past the presentation time, and the file decoding without errors.
+    private func encodeWithARestart(_ encoder: VideoEncoder, slots: [Int64], restartAt: Int64, pictureIndex: (Int) -> Int,
+                                    into out: String, container: String) throws {
+        let muxer = try Muxer(url: out, container: container, streams: [encoder.format])
+        var samples: [SampleBuffer] = []
+        var failure: MediaError?
+        let emit: (SampleBuffer) -> Void = { sample in
+            samples.append(sample)
+            do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = error }
+        }
+        for (i, slot) in slots.enumerated() {
+            if slot == restartAt { try encoder.restart(emit: emit) }
+            try encoder.encode(try pattern(pictureIndex(i), encoder: encoder), pts: slot, emit: emit)
+        }
+        try encoder.finish(emit: emit)
+        if let failure { throw failure }
+        try muxer.finish()
+
+        XCTAssertEqual(samples.map(\.presentationTime.value).sorted(), slots, "every picture once, at its slot")
+        var lastDts = Int64.min
+        for s in samples {
+            guard case .packet(let p) = s.payload else { return XCTFail("not a packet") }
+            XCTAssertGreaterThan(p.decodeTime.value, lastDts, "decode times increase: \(samples.map { ($0.presentationTime.value) })")
+            XCTAssertLessThanOrEqual(p.decodeTime.value, s.presentationTime.value, "decoded before shown")
+            lastDts = p.decodeTime.value
+        }
+        let (code, _, stderr) = try MediaProbe.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", out, "-f", "null", "-"])
+        XCTAssertEqual(code, 0)
+        XCTAssertEqual(stderr, "", "the file decodes without errors")
     }
 
     /// A picture that differs from every other index: a gradient shifted by `index` and a square.
