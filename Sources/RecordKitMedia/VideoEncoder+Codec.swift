@@ -49,12 +49,13 @@ extension VideoEncoder {
             context.pointee.rc_buffer_size = Int32(clamping: bitsPerSecond)
         }
         let description = "\(width)x\(height) \(frameRate) fps, " + plan.description + ", gop \(context.pointee.gop_size)"
-        do throws(MediaError) { try codec.open(options: plan.options, describing: description) } catch {
-            RealtimeThreads.demoteAll()
+        do throws(MediaError) {
+            // SVT-AV1 run as root makes its threads, and this one, real-time (FIFO 99): not in a recorder.
+            defer { RealtimeThreads.demoteAll() }
+            try codec.open(options: plan.options, describing: description)
+        } catch {
             throw MediaError("video encoder \(id): " + error.message + VideoEncoderOptions.hint(forEncoder: encoderName))
         }
-        // SVT-AV1 run as root makes its threads, and this one, real-time (FIFO 99): not in a recorder.
-        RealtimeThreads.demoteAll()
 
         let record: [UInt8]
         if encoderName == "libx264" {

@@ -32,20 +32,19 @@ package final class VideoEncoder: @unchecked Sendable {
     private var openCodec: CodecContext?
     /// ``restart(emit:)`` drained and freed the codec: the next picture opens a fresh one.
     private var reopenDue = false
-    /// The open codec, opened now when a restart left it to the next picture.
-    private var codec: CodecContext {
-        get throws(MediaError) {
-            if let openCodec { return openCodec }
-            guard reopenDue else { throw MediaError("video encoder \(id): closed (restarting it failed)") }
-            reopenDue = false
-            let (fresh, record, _) = try Self.openCodec(settings: settings, width: outputWidth, height: outputHeight,
-                                                        frameRate: frameRate, id: id, lowDelay: lowDelay)
-            guard record == format.extradata else {
-                throw MediaError("video encoder \(id): the restarted encoder's global header differs from the first one's")
-            }
-            openCodec = fresh
-            return fresh
+
+    /// The open codec; opens the fresh one when a restart left it to the next picture.
+    private func openedCodec() throws(MediaError) -> CodecContext {
+        if let openCodec { return openCodec }
+        guard reopenDue else { throw MediaError("video encoder \(id): closed (restarting it failed)") }
+        reopenDue = false
+        let (fresh, record, _) = try Self.openCodec(settings: settings, width: outputWidth, height: outputHeight,
+                                                    frameRate: frameRate, id: id, lowDelay: lowDelay)
+        guard record == format.extradata else {
+            throw MediaError("video encoder \(id): the restarted encoder's global header differs from the first one's")
         }
+        openCodec = fresh
+        return fresh
     }
     /// Frames between key frames (the codec's `gop_size`), kept for when the codec is closed.
     private var keyFrameInterval: Int64 = 1
@@ -164,7 +163,7 @@ package final class VideoEncoder: @unchecked Sendable {
         try scaler.scale(pixels, bytesPerRow: bytesPerRow, into: frame)
         frame.pointee.pts = pts
         markKeyFrameByTime(frame, pts: pts)
-        try codec.encode(frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
+        try openedCodec().encode(frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
         }
     }
@@ -211,7 +210,7 @@ package final class VideoEncoder: @unchecked Sendable {
         picture.frame.pointee.pts = pts
         markKeyFrameByTime(picture.frame, pts: pts, force: keyFrame)
         if asReference && picture.frame.pointee.pict_type != AV_PICTURE_TYPE_I { picture.frame.pointee.pict_type = AV_PICTURE_TYPE_P }
-        try codec.encode(picture.frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
+        try openedCodec().encode(picture.frame, what: "video encoder \(id): encoding the frame at pts \(pts)") { packet in
             emit(sample(from: packet))
         }
     }
@@ -245,8 +244,8 @@ package final class VideoEncoder: @unchecked Sendable {
 
     /// Flushes the encoder: emits the packets of frames still in its lookahead. Call once, last.
     package func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {
-        if openCodec == nil && reopenDue { return }  // restarted, and no picture since: nothing held
-        try codec.encode(nil, what: "video encoder \(id): flushing") { packet in
+        if reopenDue { return }  // restarted, and no picture since: nothing held
+        try openedCodec().encode(nil, what: "video encoder \(id): flushing") { packet in
             emit(sample(from: packet))
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 @testable import RecordKit
 @testable import RecordKitMedia
+import MediaTestSupport
 import RecordKitSupport
 import XCTest
 
@@ -19,14 +20,8 @@ final class EncoderThreadPolicyTests: XCTestCase {
         XCTAssertFalse(RealtimeThreads.isRealtime(0), "the thread that opened the encoder")
         XCTAssertEqual(realtimeThreads(), [], "threads of the process under SCHED_FIFO or SCHED_RR")
         // A thread started now (it inherits the opener's policy) is a normal one.
-        let started = DispatchSemaphore(value: 0)
-        let child = ThreadPolicy()
-        Thread.detachNewThread {
-            child.set(RealtimeThreads.isRealtime(0))
-            started.signal()
-        }
-        XCTAssertEqual(started.wait(timeout: .now() + 30), .success)
-        XCTAssertEqual(child.get(), false, "a thread started after the encoder opened")
+        let startedLater = OnAThread.run(timeout: 30) { RealtimeThreads.isRealtime(0) }
+        XCTAssertEqual(startedLater, false, "a thread started after the encoder opened")
         let black = UnsafeMutableRawPointer.allocate(byteCount: 320 * 240 * 4, alignment: 64)
         defer { black.deallocate() }
         black.initializeMemory(as: UInt8.self, repeating: 0, count: 320 * 240 * 4)
@@ -44,12 +39,4 @@ final class EncoderThreadPolicyTests: XCTestCase {
         let tids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         return tids.compactMap { pid_t($0) }.filter { RealtimeThreads.isRealtime($0) }.sorted()
     }
-}
-
-/// What the thread in the test found.
-private final class ThreadPolicy: @unchecked Sendable {
-    private let lock = NSLock()
-    private var realtime: Bool?
-    func set(_ value: Bool) { lock.withLock { realtime = value } }
-    func get() -> Bool? { lock.withLock { realtime } }
 }

@@ -68,9 +68,7 @@ final class VideoEncoderRestartTests: XCTestCase {
             settings.preset = "ultrafast"
             let encoder = try VideoEncoder(settings: settings, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "stop-\(codec)")
             let pictures = try (0..<3).map { try pattern($0, encoder: encoder) }
-            let done = DispatchSemaphore(value: 0)
-            let result = ResultBox()
-            Thread.detachNewThread {
+            let outcome = OnAThread.run(timeout: 60) { () -> Result<(slots: [Int64], keyAfterRestart: Bool), MediaError> in
                 do throws(MediaError) {
                     var samples: [SampleBuffer] = []
                     try encoder.encode(pictures[0], pts: 0) { samples.append($0) }
@@ -80,17 +78,18 @@ final class VideoEncoderRestartTests: XCTestCase {
                     try encoder.encode(pictures[2], pts: 30) { samples.append($0) }
                     try encoder.restart { samples.append($0) }
                     try encoder.finish { samples.append($0) }
-                    result.set(samples.map(\.presentationTime.value), keyAfterRestart: samples[beforeSecond...].contains {
+                    let keyAfterRestart = samples[beforeSecond...].contains {
                         if case .packet(let p) = $0.payload { return p.isKeyFrame && $0.presentationTime.value == 30 } else { return false }
-                    })
+                    }
+                    return .success((samples.map(\.presentationTime.value), keyAfterRestart))
                 } catch {
-                    result.fail(error.message)
+                    return .failure(error)
                 }
-                done.signal()
             }
-            XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "\(codec): the stop after a restart ended")
-            let (slots, keyAfterRestart, failure) = result.get()
-            XCTAssertNil(failure, "\(codec)")
+            let result = try XCTUnwrap(outcome, "\(codec): the stop after a restart ended within 60 s")
+            guard case .success(let (slots, keyAfterRestart)) = result else {
+                return XCTFail("\(codec): \(result)")
+            }
             XCTAssertEqual(slots.sorted(), [0, 15, 30], "\(codec): every picture once")
             XCTAssertTrue(keyAfterRestart, "\(codec): the picture after the restart is a key frame")
         }
@@ -185,16 +184,4 @@ final class VideoEncoderRestartTests: XCTestCase {
             try encoder.convert(bgr0: raw.baseAddress!, bytesPerRow: width * 4, width: width, height: height)
         }
     }
-}
-
-/// What the encoding thread of ``VideoEncoderRestartTests/testAStopRightAfterARestartEndsForEveryCodec()`` found.
-private final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [Int64] = []
-    private var keyAfterRestart = false
-    private var failure: String?
-
-    func set(_ slots: [Int64], keyAfterRestart: Bool) { lock.withLock { self.slots = slots; self.keyAfterRestart = keyAfterRestart } }
-    func fail(_ message: String) { lock.withLock { failure = message } }
-    func get() -> ([Int64], Bool, String?) { lock.withLock { (slots, keyAfterRestart, failure) } }
 }
