@@ -213,6 +213,10 @@ int cshim_limit_malloc_arenas(int count) {
     return mallopt(M_ARENA_MAX, count);
 }
 
+int cshim_fix_malloc_mmap_threshold(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
+}
+
 int cshim_malloc_trim(void) {
     return malloc_trim(0);
 }

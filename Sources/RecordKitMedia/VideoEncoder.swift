@@ -235,6 +235,69 @@ package final class VideoEncoder: @unchecked Sendable {
         reopenDue = true
     }
 
+    /// Whether ``closeOnStill(_:pts:emit:)`` keeps a still picture's packets: libx264 only,
+    /// whose stream structure (an IDR, then a P predicted from it) is what ``StillPicture``
+    /// relies on; other encoders restart as before.
+    package var keepsStillPictures: Bool { encoderName == "libx264" }
+
+    /// Codes `picture` at `pts` as a key frame, then the same picture again as a reference
+    /// picture (at `pts + 1` inside the codec, never emitted), and closes the codec as
+    /// ``restart(emit:)`` does. Emits every packet but the second picture's, and returns both
+    /// pictures' packets for ``show(_:keyFrame:at:emit:)``; nil (after a plain key frame and
+    /// restart) when the encoder does not keep still pictures or the two packets did not come
+    /// out as expected. The next ``encode(_:pts:asReference:keyFrame:emit:)`` opens a fresh codec.
+    package func closeOnStill(_ picture: ConvertedPicture, pts: Int64, emit: (SampleBuffer) -> Void) throws(MediaError) -> StillPicture? {
+        guard keepsStillPictures else {
+            try encode(picture, pts: pts, keyFrame: true, emit: emit)
+            try restart(emit: emit)
+            return nil
+        }
+        var keyFrame: MediaBuffer?
+        var reference: MediaBuffer?
+        func keepKey(_ sample: SampleBuffer) {
+            if sample.presentationTime.value == pts, case .packet(let p) = sample.payload, p.isKeyFrame { keyFrame = p.data }
+            emit(sample)
+        }
+        try encode(picture, pts: pts, keyFrame: true, emit: keepKey)
+        func hold(_ packet: UnsafeMutablePointer<AVPacket>) {
+            if packet.pointee.pts == pts + 1 {
+                var owned: UnsafeMutablePointer<AVPacket>? = packet
+                if packet.pointee.flags & AV_PKT_FLAG_KEY == 0 { reference = PacketBuffer.adopting(packet) } else { av_packet_free(&owned) }
+            } else {
+                keepKey(sample(from: packet))
+            }
+        }
+        let lastKey = lastKeyPts
+        picture.frame.pointee.pts = pts + 1
+        picture.frame.pointee.pict_type = AV_PICTURE_TYPE_P
+        try openedCodec().encode(picture.frame, what: "video encoder \(id): encoding the still picture at pts \(pts + 1)", body: hold)
+        try openedCodec().encode(nil, what: "video encoder \(id): flushing", body: hold)
+        lastKeyPts = lastKey
+        openCodec = nil
+        reopenDue = true
+        guard let keyFrame, let reference else { return nil }
+        return StillPicture(keyFrame: keyFrame, reference: reference, pts: pts)
+    }
+
+    /// Shows the key frame (`keyFrame`) or the reference picture of `still` at `pts`, without
+    /// the codec (which must be closed: after ``closeOnStill(_:pts:emit:)``, before the next
+    /// picture is encoded). `pts` must lie after every decode time emitted; key frames by time
+    /// count from a key frame shown. Returns false (nothing emitted) otherwise.
+    @discardableResult
+    package func show(_ still: inout StillPicture, keyFrame: Bool, at pts: Int64, emit: (SampleBuffer) -> Void) -> Bool {
+        guard openCodec == nil, reopenDue, pts > lastDts, pts > still.lastShownPts else { return false }
+        lastDts = pts
+        if keyFrame { lastKeyPts = pts }
+        still.lastShownPts = pts
+        still.referenceShown = !keyFrame
+        let timescale = Int32(frameRate)
+        let packet = EncodedPacket(data: keyFrame ? still.keyFrame : still.reference, decodeTime: MediaTime(value: pts, timescale: timescale),
+                                   isKeyFrame: keyFrame, encoderID: id)
+        emit(SampleBuffer(type: .video, presentationTime: MediaTime(value: pts, timescale: timescale), duration: MediaTime(value: 1, timescale: timescale),
+                          formatDescription: .encoded(format), payload: .packet(packet)))
+        return true
+    }
+
     /// Frames the decoder must hold back to reorder (`has_b_frames`: 2 for x264 with a B-pyramid).
     package let reorderDelay: Int
 

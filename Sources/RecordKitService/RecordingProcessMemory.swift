@@ -26,13 +26,22 @@ import RecordKitSupport
 /// So the recording processes allow 4 arenas and return free pages every 30 s
 /// (``returnFreedMemoryPeriodically()``).
 ///
+/// **Large blocks are mapped, always.** glibc maps a block of 128 KB or more on its own and
+/// unmaps it when freed, but each such free raises that threshold to the block's size (up to
+/// 32 MB), after which buffers that grow and go away (a fragment's media data, an index array
+/// doubling, a key frame's packet) are carved from the arenas between long-lived blocks and leave
+/// holes there. Measured with the soak benchmark (docs/BENCHMARKS.md, "The hour with a fixed
+/// threshold"), the arenas' resident memory then crept up a few MB every few minutes. The
+/// threshold is fixed at 128 KB (glibc's starting value), which also stops its raising.
+///
 /// A library embedding the recorder keeps its host's policy: only the recording executables call
 /// this, first thing.
 package enum RecordingProcessMemory {
     /// The thread of ``returnFreedMemoryPeriodically()``; set once, from the main thread, at start.
     nonisolated(unsafe) private static var trimThread: RepeatingThread?
 
-    /// Allows at most 4 malloc arenas (glibc's default is 8 per core) and starts a timer that
+    /// Allows at most 4 malloc arenas (glibc's default is 8 per core), fixes the threshold for
+    /// blocks of their own mapping at 128 KB, and starts a timer that
     /// gives every arena's free pages back to the kernel every `seconds` seconds (malloc_trim, a
     /// few milliseconds each, on the thread `rk-malloc-trim`: one thread for the process's life,
     /// where a Dispatch timer took a pool worker each time and left the thread count varying).
@@ -45,6 +54,7 @@ package enum RecordingProcessMemory {
     package static func returnFreedMemoryPeriodically(every seconds: Int = 30,
                                                       environment: [String: String] = ProcessInfo.processInfo.environment) {
         _ = cshim_limit_malloc_arenas(4)
+        mapLargeBlocks()
         guard trimThread == nil else { return }
         let log = environment["RK_MALLOC_LOG"].flatMap { fopen($0, "a") }.map(UncheckedFile.init)
         let started = MonotonicClock.seconds()
@@ -57,6 +67,14 @@ package enum RecordingProcessMemory {
             fputs(line, log.file)
             fflush(log.file)
         }
+    }
+
+    /// Blocks of 128 KB or more get a mapping of their own from now on, however large the blocks
+    /// freed before (the threshold is fixed: glibc no longer raises it). Returns false when
+    /// glibc refused.
+    @discardableResult
+    package static func mapLargeBlocks() -> Bool {
+        cshim_fix_malloc_mmap_threshold(128 * 1024) == 1
     }
 
     /// The log's `FILE *`, written by the trim thread only.

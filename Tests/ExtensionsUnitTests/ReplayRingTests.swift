@@ -57,6 +57,24 @@ final class ReplayRingTests: XCTestCase {
         }, "bytes counts exactly what is held")
     }
 
+    func testHeldPacketsAreCopiesInTheBuffersOwnArena() {
+        var ring = ReplayRing(maxDurationNs: 10_000_000_000, maxBytes: 64 << 20)
+        let original = Self.frame(0)
+        ring.append(original)
+        Self.feed(&ring, seconds: 25)
+        XCTAssertGreaterThan(ring.arenaBytes, ring.bytes, "every held packet is in the arena (64-byte rounded)")
+        XCTAssertLessThan(ring.arenaBytes, ring.bytes * 2)
+        do {
+            let held = ring.snapshot()
+            if case .packet(let p)? = held.first?.payload, case .packet(let o) = original.payload {
+                XCTAssertEqual(Array(p.data.bytes), Array(o.data.bytes))
+            }
+            ring.removeAll()
+            XCTAssertGreaterThan(ring.arenaBytes, 0, "a snapshot (a save in progress) keeps its packets")
+        }
+        XCTAssertEqual(ring.arenaBytes, 0, "dropped packets leave the arena once no snapshot holds them")
+    }
+
     func testTheByteBoundDropsGOPsEvenWithinTheDuration() {
         var ring = ReplayRing(maxDurationNs: 60_000_000_000, maxBytes: 200_000)
         Self.feed(&ring, seconds: 20, bytes: 1000)  // 30 kB per second of video

@@ -67,7 +67,7 @@ final class VideoEncoderRestartTests: XCTestCase {
             settings.codec = codec
             settings.preset = "ultrafast"
             let encoder = try VideoEncoder(settings: settings, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "stop-\(codec)")
-            let pictures = try (0..<3).map { try pattern($0, encoder: encoder) }
+            let pictures = try (0..<3).map { try TestPictures.pattern($0, encoder: encoder) }
             let outcome = OnAThread.run(timeout: 60) { () -> Result<(slots: [Int64], keyAfterRestart: Bool), MediaError> in
                 do throws(MediaError) {
                     var samples: [SampleBuffer] = []
@@ -114,7 +114,7 @@ final class VideoEncoderRestartTests: XCTestCase {
         }
         let slots: [Int64] = [0, 15, 30, 45, 59]
         for (i, slot) in slots.enumerated() {
-            try encoder.encode(try pattern(min(i, 3), encoder: encoder), pts: slot, emit: emit)
+            try encoder.encode(try TestPictures.pattern(min(i, 3), encoder: encoder), pts: slot, emit: emit)
         }
         try encoder.finish(emit: emit)
         if let failure { throw failure }
@@ -132,7 +132,7 @@ final class VideoEncoderRestartTests: XCTestCase {
         for value in values { XCTAssertEqual(value, 2.0, accuracy: 0.001, "the video ends at slot 60 (2 s): \(values)") }
     }
 
-    /// Encodes a picture at each of `slots` (``pattern(_:encoder:)`` number `pictureIndex(i)`
+    /// Encodes a picture at each of `slots` (``TestPictures/pattern(_:encoder:)`` number `pictureIndex(i)`
     /// for the i-th), restarting `encoder` before slot `restartAt`, drains it into a file at
     /// `out`, and checks: every picture once at its slot, decode times increasing and never
     /// past the presentation time, and the file decoding without errors.
@@ -147,7 +147,7 @@ final class VideoEncoderRestartTests: XCTestCase {
         }
         for (i, slot) in slots.enumerated() {
             if slot == restartAt { try encoder.restart(emit: emit) }
-            try encoder.encode(try pattern(pictureIndex(i), encoder: encoder), pts: slot, emit: emit)
+            try encoder.encode(try TestPictures.pattern(pictureIndex(i), encoder: encoder), pts: slot, emit: emit)
         }
         try encoder.finish(emit: emit)
         if let failure { throw failure }
@@ -164,24 +164,5 @@ final class VideoEncoderRestartTests: XCTestCase {
         let (code, _, stderr) = try MediaProbe.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", out, "-f", "null", "-"])
         XCTAssertEqual(code, 0)
         XCTAssertEqual(stderr, "", "the file decodes without errors")
-    }
-
-    /// A picture that differs from every other index: a gradient shifted by `index` and a square.
-    private func pattern(_ index: Int, encoder: VideoEncoder) throws -> ConvertedPicture {
-        let width = 320, height = 240
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let sx = (index * 37) % (width - 64), sy = (index * 23) % (height - 64)
-        for y in 0..<height {
-            for x in 0..<width {
-                let o = (y * width + x) * 4
-                let inSquare = x >= sx && x < sx + 64 && y >= sy && y < sy + 64
-                pixels[o] = inSquare ? 255 : UInt8((x + index * 5) & 0xFF)
-                pixels[o + 1] = inSquare ? 40 : UInt8((y + index * 3) & 0xFF)
-                pixels[o + 2] = inSquare ? 200 : UInt8((x + y) / 4 & 0xFF)
-            }
-        }
-        return try pixels.withUnsafeBytes { raw throws(MediaError) -> ConvertedPicture in
-            try encoder.convert(bgr0: raw.baseAddress!, bytesPerRow: width * 4, width: width, height: height)
-        }
     }
 }

@@ -50,6 +50,10 @@ int cshim_disable_transparent_huge_pages(void);
 int cshim_lower_thread_priority(int nice_value, int io_level);
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas; returns 1 on success.
 int cshim_limit_malloc_arenas(int count);
+/// mallopt(M_MMAP_THRESHOLD, bytes): blocks of `bytes` or more get a mapping of their own, and the
+/// threshold stays there (glibc otherwise raises it, up to 32 MB, each time such a block is
+/// freed); returns 1 on success.
+int cshim_fix_malloc_mmap_threshold(int bytes);
 /// malloc_trim(0): gives free pages of every arena back to the kernel; returns 1 if any went.
 int cshim_malloc_trim(void);
 /// mallinfo2() over every arena: bytes the program holds (arena chunks in use plus chunks of

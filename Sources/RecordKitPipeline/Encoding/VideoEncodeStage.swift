@@ -28,9 +28,14 @@ import Synchronization
 /// (``VideoEncoder/restart(emit:)``): the key frame's packet comes out at once (a file cuts its
 /// fragments at key frames), so when the screen stops changing what changed reaches the file
 /// within about a second and a half, and on a still screen the file is at most a key frame
-/// interval behind. The fresh encoder's first picture is a key frame too (x264's own): a still
-/// screen gets two key frames per interval instead of one. Moving content (every picture
-/// changed) is never drained: x264 keeps its look-ahead, about 0.4 s at 30 fps.
+/// interval behind. With libx264 the unchanged picture is coded twice when the encoder is
+/// drained, as a key frame and as a reference after it (``VideoEncoder/closeOnStill(_:pts:emit:)``),
+/// and while the screen stays still nothing more is encoded: those two packets are shown again
+/// (``StillPicture``), the key frame at every key frame slot and the reference at the first slot
+/// after it, so a still screen costs no encoder work and no encoder restarts. The next changed
+/// picture opens a fresh encoder, whose first picture is a key frame. Other encoders are
+/// drained and opened again at each key frame slot of a still screen. Moving content (every
+/// picture changed) is never drained: x264 keeps its look-ahead, about 0.4 s at 30 fps.
 final class VideoEncodeStage: @unchecked Sendable {
     let route: SampleRoute
     private let encoder: VideoEncoder
@@ -62,9 +67,15 @@ final class VideoEncodeStage: @unchecked Sendable {
     private var failed = false          // on `queue` only
     private let still: StillRunEncoder?  // on `queue` only
     private let drainWhenStill: Bool
+    /// Whether a still screen's picture is coded once and shown again (``StillPicture``) instead
+    /// of restarting the encoder at every key frame of a still screen; `RECORDKIT_STILL_PICTURES=0`
+    /// restarts (A/B measurements).
+    private let keepsStillPictures = getenv("RECORDKIT_STILL_PICTURES").map { String(cString: $0) } != "0"
     private var lastChangedPts: Int64 = .min   // on `queue` only: the newest changed picture fed
     private var heldChangeSince: Int64?        // on `queue` only: the oldest changed picture x264 may still hold
     private var maxEmittedPts: Int64 = .min    // on `queue` only
+    /// The still screen's picture, coded once, while nothing changes (``StillPicture``); on `queue` only.
+    private var stillPicture: StillPicture?
     private let restartCount = Atomic<Int64>(0)
     private let skippedFrames = Atomic<Int64>(0)
     /// Broadcast time from which the next picture is coded as a key frame (`.max`: none asked).
@@ -211,12 +222,29 @@ final class VideoEncodeStage: @unchecked Sendable {
                     maxEmittedPts = max(maxEmittedPts, sample.presentationTime.value)
                     onPacket(sample)
                 }
+                if var held = stillPicture {
+                    if !changed {
+                        showStill(&held, pts: pts, keyFrame: forceKey || encoder.isKeyFrameDue(at: pts), emit: emit)
+                        stillPicture = held
+                        return
+                    }
+                    // The screen changed: a fresh encoder starts with its own key frame. Show
+                    // the reference first when the last picture shown was a key frame, so that
+                    // two key frames do not follow each other.
+                    if !held.referenceShown { show(&held, keyFrame: false, at: pts - 1, emit: emit) }
+                    stillPicture = nil
+                }
                 let changeOverdue = heldChangeSince.map { pts - $0 >= Int64(frameRate) } ?? false
                 if !changed && (changeOverdue || encoder.isKeyFrameDue(at: pts)) {
                     // The unchanged picture as a key frame, then drain: the key frame's packet
-                    // comes out now, and a file cuts its fragment there (kill -9 safety).
-                    try encoder.encode(frame, pts: pts, keyFrame: true, emit: emit)
-                    try encoder.restart(emit: emit)
+                    // comes out now, and a file cuts its fragment there (kill -9 safety). Its
+                    // packets are kept: until the screen changes, nothing is encoded.
+                    if keepsStillPictures {
+                        stillPicture = try encoder.closeOnStill(frame, pts: pts, emit: emit)
+                    } else {
+                        try encoder.encode(frame, pts: pts, keyFrame: true, emit: emit)
+                        try encoder.restart(emit: emit)
+                    }
                     restartCount.add(1, ordering: .relaxed)
                 } else {
                     try encoder.encode(frame, pts: pts, keyFrame: forceKey, emit: emit)
@@ -232,6 +260,26 @@ final class VideoEncodeStage: @unchecked Sendable {
             failed = true
             onError(error)
         }
+    }
+
+    /// A slot of a still screen while its picture is held (`still`): a key frame when one is
+    /// due (after the reference, when the key frame shown last has none after it yet), the
+    /// reference at the first slot after a key frame, otherwise nothing: the file holds the
+    /// picture already. On `queue` only.
+    private func showStill(_ still: inout StillPicture, pts: Int64, keyFrame: Bool, emit: (SampleBuffer) -> Void) {
+        if keyFrame {
+            if !still.referenceShown { show(&still, keyFrame: false, at: pts - 1, emit: emit) }
+            // No room for the reference before: it goes here, the key frame (still due) next.
+            show(&still, keyFrame: still.referenceShown, at: pts, emit: emit)
+        } else if !still.referenceShown {
+            show(&still, keyFrame: false, at: pts, emit: emit)
+        }
+    }
+
+    /// Shows a picture of `still` (``VideoEncoder/show(_:keyFrame:at:emit:)``), counted with
+    /// the skips: a slot filled without the encoder. On `queue` only.
+    private func show(_ still: inout StillPicture, keyFrame: Bool, at pts: Int64, emit: (SampleBuffer) -> Void) {
+        if encoder.show(&still, keyFrame: keyFrame, at: pts, emit: emit) { skippedFrames.add(1, ordering: .relaxed) }
     }
 
     /// Ends the stream at broadcast time `endNs`: when the last frames were dropped (a loaded
@@ -250,7 +298,13 @@ final class VideoEncodeStage: @unchecked Sendable {
                 skippedFrames.store(still.skipFrames, ordering: .relaxed)
                 return
             }
-            if let frame = lastFrame, lastPts < finalSlot { encode(frame, pts: finalSlot) }
+            if var held = stillPicture {
+                // The still picture into the final slot, without the encoder.
+                if held.lastShownPts < finalSlot { show(&held, keyFrame: held.referenceShown, at: finalSlot, emit: onPacket) }
+                stillPicture = nil
+            } else if let frame = lastFrame, lastPts < finalSlot {
+                encode(frame, pts: finalSlot)
+            }
             lastFrame = nil
             do throws(MediaError) { try encoder.finish(emit: onPacket) } catch { onError(error) }
         }
