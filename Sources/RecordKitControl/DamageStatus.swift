@@ -22,8 +22,9 @@ package struct DamageStatus: Sendable, Codable, Equatable {
     /// Frames given to the video encoders, summed over them. In constant frame rate with skip
     /// splicing a still screen gives them about one frame in twelve.
     package var encodedFrames: Int64 = 0
-    /// Unchanged frame slots filled with a spliced skip picture instead of an encode, summed
-    /// over the video encoders (constant frame rate into files only).
+    /// Unchanged frame slots filled without an encode, summed over the video encoders: a
+    /// spliced skip picture (constant frame rate into files), or a still screen's picture
+    /// coded once and shown again (variable frame rate into files, libx264).
     package var skippedFrames: Int64 = 0
 
     /// Creates an empty status.

@@ -7,7 +7,7 @@ import RecordKit
 /// At variable frame rate a still screen would otherwise cost an encoder restart per key frame
 /// interval (drain, free, open again: x264 faults its 70 MB back in each time). With these two
 /// packets the stream goes on as *key frame, reference, key frame, reference …*, re-stamped at
-/// the slots where they are due (``VideoEncoder/show(_:keyFrame:at:emit:)``): every key frame
+/// the slots where they are due (the reference at the last repeat before the next key frame) (``VideoEncoder/show(_:keyFrame:at:emit:)``): every key frame
 /// still comes by time (a file cuts its fragments there; a replay clip can start there), and no
 /// two key frames are ever consecutive (H.264 would then want their `idr_pic_id`s to differ).
 /// The reference picture decodes to the key frame's picture: it was coded from the same

@@ -305,6 +305,9 @@ package final class VideoEncoder: @unchecked Sendable {
     /// `pts` would be one.
     package func isKeyFrameDue(at pts: Int64) -> Bool { pts - lastKeyPts >= keyFrameInterval }
 
+    /// The first slot at which a key frame is due by time.
+    package var nextKeyFrameSlot: Int64 { lastKeyPts + keyFrameInterval }
+
     /// Flushes the encoder: emits the packets of frames still in its lookahead. Call once, last.
     package func finish(emit: (SampleBuffer) -> Void) throws(MediaError) {
         if reopenDue { return }  // restarted, and no picture since: nothing held

@@ -31,8 +31,8 @@ import Synchronization
 /// interval behind. With libx264 the unchanged picture is coded twice when the encoder is
 /// drained, as a key frame and as a reference after it (``VideoEncoder/closeOnStill(_:pts:emit:)``),
 /// and while the screen stays still nothing more is encoded: those two packets are shown again
-/// (``StillPicture``), the key frame at every key frame slot and the reference at the first slot
-/// after it, so a still screen costs no encoder work and no encoder restarts. The next changed
+/// (``StillPicture``), the key frame at every key frame slot and the reference at the last
+/// repeat before the next, so a still screen costs no encoder work and no encoder restarts. The next changed
 /// picture opens a fresh encoder, whose first picture is a key frame. Other encoders are
 /// drained and opened again at each key frame slot of a still screen. Moving content (every
 /// picture changed) is never drained: x264 keeps its look-ahead, about 0.4 s at 30 fps.
@@ -264,14 +264,16 @@ final class VideoEncodeStage: @unchecked Sendable {
 
     /// A slot of a still screen while its picture is held (`still`): a key frame when one is
     /// due (after the reference, when the key frame shown last has none after it yet), the
-    /// reference at the first slot after a key frame, otherwise nothing: the file holds the
-    /// picture already. On `queue` only.
+    /// reference at the last repeat before the next key frame is due, otherwise nothing: the
+    /// file holds the picture already. The reference comes late on purpose: a file's fragment
+    /// ends before a key frame, so a file cut short (kill -9) before the next one still holds
+    /// video up to about half a second before it, as when every repeat was encoded. On `queue` only.
     private func showStill(_ still: inout StillPicture, pts: Int64, keyFrame: Bool, emit: (SampleBuffer) -> Void) {
         if keyFrame {
             if !still.referenceShown { show(&still, keyFrame: false, at: pts - 1, emit: emit) }
             // No room for the reference before: it goes here, the key frame (still due) next.
             show(&still, keyFrame: still.referenceShown, at: pts, emit: emit)
-        } else if !still.referenceShown {
+        } else if !still.referenceShown, pts + Int64(max(1, frameRate / 2)) >= encoder.nextKeyFrameSlot {
             show(&still, keyFrame: false, at: pts, emit: emit)
         }
     }
