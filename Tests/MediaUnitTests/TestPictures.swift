@@ -1,10 +1,9 @@
 import RecordKitMedia
 
-/// Test pictures for the encoder tests: 320x240 BGR0, converted by `encoder`.
+/// Test pictures for the encoder tests: BGR0 (320x240 unless told), converted by `encoder`.
 enum TestPictures {
     /// A picture that differs from every other index: a gradient shifted by `index` and a square.
-    static func pattern(_ index: Int, encoder: VideoEncoder) throws -> ConvertedPicture {
-        let width = 320, height = 240
+    static func pattern(_ index: Int, encoder: VideoEncoder, width: Int = 320, height: Int = 240) throws -> ConvertedPicture {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let sx = (index * 37) % (width - 64), sy = (index * 23) % (height - 64)
         for y in 0..<height {
