@@ -286,12 +286,17 @@ package final class VideoEncoder: @unchecked Sendable {
     @discardableResult
     package func show(_ still: inout StillPicture, keyFrame: Bool, at pts: Int64, emit: (SampleBuffer) -> Void) -> Bool {
         guard openCodec == nil, reopenDue, pts > lastDts, pts > still.lastShownPts else { return false }
-        lastDts = pts
+        // Decoded up to the reorder delay early where there is room: a fresh encoder may follow
+        // at the very next slot, and its B-frames need that many decode times before their
+        // presentation times (with a decode time right at this one's they collide: the muxer
+        // refuses the stream, EINVAL).
+        let dts = max(lastDts + 1, pts - Int64(reorderDelay))
+        lastDts = dts
         if keyFrame { lastKeyPts = pts }
         still.lastShownPts = pts
         still.referenceShown = !keyFrame
         let timescale = Int32(frameRate)
-        let packet = EncodedPacket(data: keyFrame ? still.keyFrame : still.reference, decodeTime: MediaTime(value: pts, timescale: timescale),
+        let packet = EncodedPacket(data: keyFrame ? still.keyFrame : still.reference, decodeTime: MediaTime(value: dts, timescale: timescale),
                                    isKeyFrame: keyFrame, encoderID: id)
         emit(SampleBuffer(type: .video, presentationTime: MediaTime(value: pts, timescale: timescale), duration: MediaTime(value: 1, timescale: timescale),
                           formatDescription: .encoded(format), payload: .packet(packet)))

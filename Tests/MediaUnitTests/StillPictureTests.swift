@@ -81,6 +81,43 @@ final class StillPictureTests: XCTestCase {
         XCTAssertGreaterThan(meanAbsoluteDifference(other, moving), 5.0, "pictures differ enough to tell them apart")
     }
 
+    /// The screen changes right after a still picture was shown (the next slot): the fresh
+    /// x264's B-frames need decode times before their presentation times, which the shown
+    /// picture leaves them (decoded up to the reorder delay early); the muxer takes the stream
+    /// (it refused it with EINVAL when the shown picture's decode time was its slot).
+    func testAChangeRightAfterAShownPictureLeavesTheFreshEncoderItsDecodeTimes() throws {
+        let encoder = try VideoEncoder(settings: .fileDefault, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "still-change")
+        let out = scratch.path + "/change.mp4"
+        let muxer = try Muxer(url: out, container: "mp4", streams: [encoder.format])
+        var samples: [SampleBuffer] = []
+        var failure: MediaError?
+        let emit: (SampleBuffer) -> Void = { sample in
+            samples.append(sample)
+            do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = failure ?? error }
+        }
+        try encoder.encode(try TestPictures.pattern(0, encoder: encoder), pts: 0, emit: emit)
+        var still = try XCTUnwrap(try encoder.closeOnStill(try TestPictures.pattern(0, encoder: encoder), pts: 30, emit: emit))
+        XCTAssertTrue(encoder.show(&still, keyFrame: false, at: 75, emit: emit))
+        XCTAssertTrue(encoder.show(&still, keyFrame: true, at: 90, emit: emit))
+        // Moving content from the very next slot: x264 reorders with B-frames.
+        for slot in 91..<111 { try encoder.encode(try TestPictures.pattern(slot, encoder: encoder), pts: Int64(slot), emit: emit) }
+        try encoder.finish(emit: emit)
+        if let failure { throw failure }
+        try muxer.finish()
+        var lastDts = Int64.min
+        for s in samples {
+            guard case .packet(let p) = s.payload else { return XCTFail("not a packet") }
+            XCTAssertGreaterThan(p.decodeTime.value, lastDts, "decode times increase: \(samples.map { ($0.presentationTime.value) })")
+            XCTAssertLessThanOrEqual(p.decodeTime.value, s.presentationTime.value, "decoded before shown")
+            lastDts = p.decodeTime.value
+        }
+        XCTAssertTrue(samples.contains { $0.presentationTime.value > 91 && $0.presentationTime.value < 110 && { if case .packet(let p) = $0.payload { return !p.isKeyFrame } else { return false } }($0) })
+        XCTAssertEqual(samples.count, 1 + 1 + 2 + 20, "every picture once")
+        let (code, _, stderr) = try MediaProbe.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", out, "-f", "null", "-"])
+        XCTAssertEqual(code, 0)
+        XCTAssertEqual(stderr, "", "the file decodes without errors")
+    }
+
     func testAnEncoderOtherThanX264RestartsInstead() throws {
         var settings = VideoEncoderSettings.fileDefault
         settings.codec = .hevc

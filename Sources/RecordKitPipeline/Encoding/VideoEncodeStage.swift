@@ -230,8 +230,9 @@ final class VideoEncodeStage: @unchecked Sendable {
                     }
                     // The screen changed: a fresh encoder starts with its own key frame. Show
                     // the reference first when the last picture shown was a key frame, so that
-                    // two key frames do not follow each other.
-                    if !held.referenceShown { show(&held, keyFrame: false, at: pts - 1, emit: emit) }
+                    // two key frames do not follow each other; early enough to leave the fresh
+                    // encoder's B-frames their decode times (its reorder delay in slots).
+                    if !held.referenceShown { show(&held, keyFrame: false, at: pts - 1 - Int64(encoder.reorderDelay), emit: emit) }
                     stillPicture = nil
                 }
                 let changeOverdue = heldChangeSince.map { pts - $0 >= Int64(frameRate) } ?? false
