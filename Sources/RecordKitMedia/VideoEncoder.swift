@@ -267,12 +267,10 @@ package final class VideoEncoder: @unchecked Sendable {
                 keepKey(sample(from: packet))
             }
         }
-        let lastKey = lastKeyPts
         picture.frame.pointee.pts = pts + 1
         picture.frame.pointee.pict_type = AV_PICTURE_TYPE_P
         try openedCodec().encode(picture.frame, what: "video encoder \(id): encoding the still picture at pts \(pts + 1)", body: hold)
         try openedCodec().encode(nil, what: "video encoder \(id): flushing", body: hold)
-        lastKeyPts = lastKey
         openCodec = nil
         reopenDue = true
         guard let keyFrame, let reference else { return nil }

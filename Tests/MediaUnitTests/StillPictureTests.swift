@@ -19,13 +19,8 @@ final class StillPictureTests: XCTestCase {
         let encoder = try VideoEncoder(settings: .fileDefault, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "still-test")
         XCTAssertTrue(encoder.keepsStillPictures)
         let out = scratch.path + "/still.mp4"
-        let muxer = try Muxer(url: out, container: "mp4", streams: [encoder.format])
-        var samples: [SampleBuffer] = []
-        var failure: MediaError?
-        let emit: (SampleBuffer) -> Void = { sample in
-            samples.append(sample)
-            do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = error }
-        }
+        let muxed = try MuxedSamples(url: out, format: encoder.format)
+        let emit = muxed.emit
         // Moving content at slots 0...9, then the screen stays as picture 9: closed on at slot
         // 30 (what the stage does a second after the last change), shown as the stage does.
         for slot in 0..<10 { try encoder.encode(try TestPictures.pattern(slot, encoder: encoder), pts: Int64(slot), emit: emit) }
@@ -44,8 +39,8 @@ final class StillPictureTests: XCTestCase {
         for slot in 200..<205 { try encoder.encode(try TestPictures.pattern(slot, encoder: encoder), pts: Int64(slot), emit: emit) }
         XCTAssertFalse(encoder.show(&still, keyFrame: true, at: 210, emit: emit), "no showing while a codec is open")
         try encoder.finish(emit: emit)
-        if let failure { throw failure }
-        try muxer.finish()
+        try muxed.finish()
+        let samples = muxed.samples
 
         let slots = samples.map(\.presentationTime.value)
         XCTAssertEqual(slots.sorted(), Array(0..<10) + [30, 45, 90, 105, 150, 165] + Array(200..<205), "every picture once")
@@ -88,13 +83,8 @@ final class StillPictureTests: XCTestCase {
     func testAChangeRightAfterAShownPictureLeavesTheFreshEncoderItsDecodeTimes() throws {
         let encoder = try VideoEncoder(settings: .fileDefault, inputWidth: 320, inputHeight: 240, frameRate: 30, id: "still-change")
         let out = scratch.path + "/change.mp4"
-        let muxer = try Muxer(url: out, container: "mp4", streams: [encoder.format])
-        var samples: [SampleBuffer] = []
-        var failure: MediaError?
-        let emit: (SampleBuffer) -> Void = { sample in
-            samples.append(sample)
-            do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = failure ?? error }
-        }
+        let muxed = try MuxedSamples(url: out, format: encoder.format)
+        let emit = muxed.emit
         try encoder.encode(try TestPictures.pattern(0, encoder: encoder), pts: 0, emit: emit)
         var still = try XCTUnwrap(try encoder.closeOnStill(try TestPictures.pattern(0, encoder: encoder), pts: 30, emit: emit))
         XCTAssertTrue(encoder.show(&still, keyFrame: false, at: 75, emit: emit))
@@ -102,15 +92,9 @@ final class StillPictureTests: XCTestCase {
         // Moving content from the very next slot: x264 reorders with B-frames.
         for slot in 91..<111 { try encoder.encode(try TestPictures.pattern(slot, encoder: encoder), pts: Int64(slot), emit: emit) }
         try encoder.finish(emit: emit)
-        if let failure { throw failure }
-        try muxer.finish()
-        var lastDts = Int64.min
-        for s in samples {
-            guard case .packet(let p) = s.payload else { return XCTFail("not a packet") }
-            XCTAssertGreaterThan(p.decodeTime.value, lastDts, "decode times increase: \(samples.map { ($0.presentationTime.value) })")
-            XCTAssertLessThanOrEqual(p.decodeTime.value, s.presentationTime.value, "decoded before shown")
-            lastDts = p.decodeTime.value
-        }
+        try muxed.finish()
+        let samples = muxed.samples
+        muxed.assertDecodeOrder()
         XCTAssertTrue(samples.contains { $0.presentationTime.value > 91 && $0.presentationTime.value < 110 && { if case .packet(let p) = $0.payload { return !p.isKeyFrame } else { return false } }($0) })
         XCTAssertEqual(samples.count, 1 + 1 + 2 + 20, "every picture once")
         let (code, _, stderr) = try MediaProbe.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", out, "-f", "null", "-"])

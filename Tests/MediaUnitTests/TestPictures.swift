@@ -1,4 +1,6 @@
+import RecordKit
 import RecordKitMedia
+import XCTest
 
 /// Test pictures for the encoder tests: BGR0 (320x240 unless told), converted by `encoder`.
 enum TestPictures {
@@ -17,6 +19,41 @@ enum TestPictures {
         }
         return try pixels.withUnsafeBytes { raw throws(MediaError) -> ConvertedPicture in
             try encoder.convert(bgr0: raw.baseAddress!, bytesPerRow: width * 4, width: width, height: height)
+        }
+    }
+}
+
+/// An encoder's samples, kept in order and written to stream 0 of a muxer (the first write
+/// error is kept and thrown by ``finish()``).
+final class MuxedSamples {
+    private let muxer: Muxer
+    private(set) var samples: [SampleBuffer] = []
+    private var failure: MediaError?
+
+    init(url: String, container: String = "mp4", format: EncodedFormat) throws {
+        muxer = try Muxer(url: url, container: container, streams: [format])
+    }
+
+    /// The encoder's emit callback.
+    func emit(_ sample: SampleBuffer) {
+        samples.append(sample)
+        do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = failure ?? error }
+    }
+
+    /// Throws the first write error, else finishes the file.
+    func finish() throws {
+        if let failure { throw failure }
+        try muxer.finish()
+    }
+
+    /// Asserts decode times increase from sample to sample and never pass presentation times.
+    func assertDecodeOrder(file: StaticString = #filePath, line: UInt = #line) {
+        var lastDts = Int64.min
+        for s in samples {
+            guard case .packet(let p) = s.payload else { return XCTFail("not a packet", file: file, line: line) }
+            XCTAssertGreaterThan(p.decodeTime.value, lastDts, "decode times increase: \(samples.map(\.presentationTime.value))", file: file, line: line)
+            XCTAssertLessThanOrEqual(p.decodeTime.value, s.presentationTime.value, "decoded before shown", file: file, line: line)
+            lastDts = p.decodeTime.value
         }
     }
 }

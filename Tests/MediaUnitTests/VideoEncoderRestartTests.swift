@@ -138,29 +138,17 @@ final class VideoEncoderRestartTests: XCTestCase {
     /// past the presentation time, and the file decoding without errors.
     private func encodeWithARestart(_ encoder: VideoEncoder, slots: [Int64], restartAt: Int64, pictureIndex: (Int) -> Int,
                                     into out: String, container: String) throws {
-        let muxer = try Muxer(url: out, container: container, streams: [encoder.format])
-        var samples: [SampleBuffer] = []
-        var failure: MediaError?
-        let emit: (SampleBuffer) -> Void = { sample in
-            samples.append(sample)
-            do throws(MediaError) { try muxer.write(sample, toStream: 0) } catch { failure = error }
-        }
+        let muxed = try MuxedSamples(url: out, container: container, format: encoder.format)
+        let emit = muxed.emit
         for (i, slot) in slots.enumerated() {
             if slot == restartAt { try encoder.restart(emit: emit) }
             try encoder.encode(try TestPictures.pattern(pictureIndex(i), encoder: encoder), pts: slot, emit: emit)
         }
         try encoder.finish(emit: emit)
-        if let failure { throw failure }
-        try muxer.finish()
+        try muxed.finish()
 
-        XCTAssertEqual(samples.map(\.presentationTime.value).sorted(), slots, "every picture once, at its slot")
-        var lastDts = Int64.min
-        for s in samples {
-            guard case .packet(let p) = s.payload else { return XCTFail("not a packet") }
-            XCTAssertGreaterThan(p.decodeTime.value, lastDts, "decode times increase: \(samples.map { ($0.presentationTime.value) })")
-            XCTAssertLessThanOrEqual(p.decodeTime.value, s.presentationTime.value, "decoded before shown")
-            lastDts = p.decodeTime.value
-        }
+        XCTAssertEqual(muxed.samples.map(\.presentationTime.value).sorted(), slots, "every picture once, at its slot")
+        muxed.assertDecodeOrder()
         let (code, _, stderr) = try MediaProbe.run("/usr/bin/ffmpeg", ["-nostdin", "-v", "error", "-i", out, "-f", "null", "-"])
         XCTAssertEqual(code, 0)
         XCTAssertEqual(stderr, "", "the file decodes without errors")
