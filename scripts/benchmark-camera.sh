@@ -26,6 +26,9 @@
 # GStreamer pattern scaled the same way (3 s of it, lossless, looped), whose bottom-right sixth
 # is noise that changes in every picture as the camera's does. That is what x264 spends on the
 # corner's content, apart from what the camera costs to read and draw.
+# RK_CAMERA_PATTERN="videotestsrc properties" (default "pattern=smpte"): the camera's content, for
+# the camera runs and for the corner's clip (e.g. "pattern=smpte75 horizontal-speed=4": bars
+# that move in every picture, without the smpte pattern's white-noise patch).
 # RK_BASELINE_BIN=DIR (cpu only): each round also records both with the recordctl in DIR (e.g. a
 # copy of an older release build), and the ratio of each build is printed: before and after a
 # change, measured under the same load.
@@ -78,7 +81,7 @@ echo "benchmark-camera: $MODE, ${ROUND} s each, load: $(uptime | sed 's/.*load a
 VARIANTS=(plain camera)
 [ -n "${RK_CAMERA_CONTENT:-}" ] && VARIANTS=(plain content camera)
 if [ -n "${RK_CAMERA_CONTENT:-}" ] || [ "$MODE" = x264 ]; then
-  gst-launch-1.0 -q videotestsrc pattern=smpte num-buffers=90 ! video/x-raw,format=BGRx,width=320,height=240,framerate=30/1 \
+  gst-launch-1.0 -q videotestsrc ${RK_CAMERA_PATTERN:-pattern=smpte} num-buffers=90 ! video/x-raw,format=BGRx,width=320,height=240,framerate=30/1 \
     ! videoscale ! video/x-raw,width=480,height=360 ! fdsink fd=1 \
     | ffmpeg -v error -f rawvideo -pix_fmt bgr0 -s 480x360 -r 30 -i - -c:v ffv1 -y "$OUT/corner.mkv"
 fi

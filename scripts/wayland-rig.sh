@@ -16,7 +16,9 @@
 #                                          320x240), in FORMAT: GStreamer's raw names BGRx (the default), BGRA,
 #                                          RGBx, RGBA, YUY2, NV12, I420, or MJPEG (jpegenc: image/jpeg, as USB
 #                                          cameras send 720p and 1080p), or MJPEG-CUT (JPEGs cut short: see
-#                                          below); a running camera is stopped first
+#                                          below); a running camera is stopped first. RK_CAMERA_PATTERN
+#                                          (raw formats only) replaces "pattern=smpte" with other
+#                                          videotestsrc properties, for benchmarks
 #   scripts/wayland-rig.sh camera-stop     stop the test camera (its node goes away)
 #
 # Run as root (it installs packages and makes the user); everything of the session runs as the
@@ -313,7 +315,11 @@ start_one() {
         # its first short (no end marker, as lost USB packets leave a picture).
         pipeline=(videotestsrc pattern=smpte is-live=true ! "$raw,format=I420" ! jpegenc ! "image/jpeg,${raw#video/x-raw,}")
       else
-        pipeline=(videotestsrc pattern=smpte is-live=true ! "$raw,format=${CAMERA_FORMAT:-BGRx}")
+        # RK_CAMERA_PATTERN: other videotestsrc properties for the benchmark's camera content
+        # (e.g. "pattern=smpte75 horizontal-speed=4": bars that move in every picture, without
+        # the smpte pattern's white-noise patch); the tests keep the default.
+        local pattern=(${RK_CAMERA_PATTERN:-pattern=smpte})
+        pipeline=(videotestsrc "${pattern[@]}" is-live=true ! "$raw,format=${CAMERA_FORMAT:-BGRx}")
       fi
       spawn camera gst-launch-1.0 -q "${pipeline[@]}" ! pipewiresink mode=provide \
         'stream-properties=props,media.class=Video/Source,media.role=Camera,node.name=rk-test-camera,node.description=RecordKit-test-camera' ;;
