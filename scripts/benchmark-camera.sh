@@ -81,7 +81,8 @@ echo "benchmark-camera: $MODE, ${ROUND} s each, load: $(uptime | sed 's/.*load a
 VARIANTS=(plain camera)
 [ -n "${RK_CAMERA_CONTENT:-}" ] && VARIANTS=(plain content camera)
 if [ -n "${RK_CAMERA_CONTENT:-}" ] || [ "$MODE" = x264 ]; then
-  gst-launch-1.0 -q videotestsrc ${RK_CAMERA_PATTERN:-pattern=smpte} num-buffers=90 ! video/x-raw,format=BGRx,width=320,height=240,framerate=30/1 \
+  read -ra PATTERN <<<"${RK_CAMERA_PATTERN:-pattern=smpte}"
+  gst-launch-1.0 -q videotestsrc "${PATTERN[@]}" num-buffers=90 ! video/x-raw,format=BGRx,width=320,height=240,framerate=30/1 \
     ! videoscale ! video/x-raw,width=480,height=360 ! fdsink fd=1 \
     | ffmpeg -v error -f rawvideo -pix_fmt bgr0 -s 480x360 -r 30 -i - -c:v ffv1 -y "$OUT/corner.mkv"
 fi

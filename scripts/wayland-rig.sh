@@ -315,10 +315,8 @@ start_one() {
         # its first short (no end marker, as lost USB packets leave a picture).
         pipeline=(videotestsrc pattern=smpte is-live=true ! "$raw,format=I420" ! jpegenc ! "image/jpeg,${raw#video/x-raw,}")
       else
-        # RK_CAMERA_PATTERN: other videotestsrc properties for the benchmark's camera content
-        # (e.g. "pattern=smpte75 horizontal-speed=4": bars that move in every picture, without
-        # the smpte pattern's white-noise patch); the tests keep the default.
-        local pattern=(${RK_CAMERA_PATTERN:-pattern=smpte})
+        local pattern  # RK_CAMERA_PATTERN (see the header), split on spaces, never globbed
+        read -ra pattern <<<"${RK_CAMERA_PATTERN:-pattern=smpte}"
         pipeline=(videotestsrc "${pattern[@]}" is-live=true ! "$raw,format=${CAMERA_FORMAT:-BGRx}")
       fi
       spawn camera gst-launch-1.0 -q "${pipeline[@]}" ! pipewiresink mode=provide \
