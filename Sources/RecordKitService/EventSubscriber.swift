@@ -12,8 +12,10 @@ import Synchronization
 final class EventSubscriber: Sendable {
     /// Events allowed to wait.
     static let capacity = 256
-    /// How long a subscriber that fell behind gets to read its final line.
-    static let graceSeconds = 5.0
+    /// How long a subscriber that fell behind gets to read its final line. Generous: a client
+    /// busy elsewhere for a few seconds (or on a loaded machine) still learns why it was dropped;
+    /// a dropped subscriber holds one line and its connection meanwhile, nothing more.
+    static let graceSeconds = 15.0
 
     private struct State {
         var queue: [ControlReply] = []

@@ -15,10 +15,17 @@ final class RecordingProcessMemoryTests: EndToEndTestCase {
     func testRecordRunsWithoutTransparentHugePages() throws {
         let output = path("thp.mp4")
         let record = try RunningProcess(try rig.recordctlPath(),
-                                        ["record", "--duration", "3", "--region", "160x120+0+0", "--no-mic", "--no-app-audio",
+                                        ["record", "--duration", "60", "--region", "160x120+0+0", "--no-mic", "--no-app-audio",
                                          "--output", output], environment: rig.environment([:]))
-        Thread.sleep(forTimeInterval: 1.5)  // recordctl has exec'd the engine (same pid) and is recording
-        let enabled = hugePagesEnabled(pid: record.pid)
+        // recordctl execs the engine (same pid), which opts out as it starts: wait for that (a
+        // slow machine takes seconds to get there), then stop the recording with Ctrl-C.
+        let deadline = Date().addingTimeInterval(30)
+        var enabled = hugePagesEnabled(pid: record.pid)
+        while enabled != "0", record.isRunning, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            enabled = hugePagesEnabled(pid: record.pid)
+        }
+        record.send(SIGINT)
         let result = record.wait(timeout: 60)
         XCTAssertEqual(result.exitCode, 0, "\(result)")
         XCTAssertEqual(enabled, "0", "the recording process opted out of transparent huge pages")
