@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # THE test command (README; .ci/run calls it): install the Debian packages, start the test rig
 # (scripts/rig.sh: Xvfb + openbox, PulseAudio with two tones, nginx-rtmp, stunnel4 for RTMPS), build, run every test
-# target serially (the tests share one display), stop the rig. Exits with `swift test`'s status.
+# target in two lanes on two rigs (docs/TESTING.md, "The full run"), stop the rigs. Exits with `swift test`'s status.
 #
 #   scripts/test.sh                      everything
 #   scripts/test.sh --filter RecordToFileTests     extra arguments go to `swift test`
@@ -12,6 +12,7 @@
 # RK_KEEP_RIG=1. Concurrent runs on one rig dir wait for each other (a lock in the rig dir).
 # Environment: RK_RIG_DIR (default ./rig-run), RK_KEEP_RIG=1 (leave the rig running afterwards),
 # RK_FUZZ_SECONDS (scripts/fuzz.sh, run after a full test run: seconds per parser, default 30, 0 skips),
+# RK_FUZZ_WHEN_UNDER (fuzz only when the run so far took fewer minutes, default 45), RK_LANES=1 (one lane),
 # RK_SCRATCH_PATH (a SwiftPM --scratch-path), RECORDCTL / RK_TESTWINDOW (binaries to test;
 # default: the ones this build produced), RK_E2E_VERBOSE=1 (print measured colours and tones).
 # A failing end-to-end test keeps its files in $RK_RIG_DIR/e2e/<test>-<id>/ and prints the path.
@@ -106,7 +107,7 @@ fi
 # the end-to-end suites that use neither the Wayland session (one per machine) nor Chromium, nor
 # load the machine on purpose; lane A (`swift test`) takes every other suite, new ones included.
 # RK_LANES=1 runs everything in one lane, as before.
-LANE_B='^([A-Za-z]+UnitTests|RecordKitTests|EndToEndTests\.(AppAudioTests|AvailabilityTests|ConfigProfileTests|EncodingChoicesTests|ExtensionIsolationTests|ExtensionServiceTests|HookTests|HotkeyTests|MetricsTests|ObsWebSocketTests|RTMPSTests|RTMPTests|SRTTests|SplitFileTests|StopToPathTests|ThinClientTests|TrimTests|RigSelfTests|RecordToFileTests|ServiceTests|S3UploadTests|UploadErrorTests|TusAndPresignedTests))([./]|$)'
+LANE_B='^([A-Za-z]+UnitTests|RecordKitTests|EndToEndTests\.(AppAudioTests|AvailabilityTests|ConfigProfileTests|EncodingChoicesTests|ExtensionIsolationTests|ExtensionServiceTests|HookTests|HotkeyTests|MetricsTests|ObsWebSocketTests|RTMPSTests|RTMPTests|SRTTests|SplitFileTests|StopToPathTests|ThinClientTests|TrimTests|RigSelfTests|RecordToFileTests|ServiceTests|AttachOutputTests|ReplayBufferTests|S3UploadTests|UploadErrorTests|TusAndPresignedTests))([./]|$)'
 run_started=$SECONDS
 swift build "${SCRATCH[@]}" --build-tests 8>&-
 XCTEST="$BIN/RecordKitPackageTests.xctest"
@@ -148,8 +149,14 @@ echo "test: scripts/docs.sh exited with status $docs_status" >&2
 # with the sanitizer (about 3 minutes on a quick 2-core machine, over 15 on a slow one). It runs
 # when the whole run so far took less than RK_FUZZ_WHEN_UNDER minutes (default 45), so that CI
 # on a slow machine stays within its time; scripts/fuzz.sh runs it alone. RK_FUZZ_SECONDS=0 skips it.
+# The seeds are replayed through the plain build's targets first, in seconds, on every run.
 fuzz_status=0
-if (( SECONDS / 60 < ${RK_FUZZ_WHEN_UNDER:-45} )); then
+for name in control extension web; do
+  "$BIN/rk-fuzz-$name" Tests/Fuzz/corpus/$name/* >&2 || { fuzz_status=1; echo "test: rk-fuzz-$name fails on its seeds" >&2; }
+done
+if [ "${RK_FUZZ_SECONDS:-30}" = 0 ]; then
+  echo "test: fuzzing skipped (RK_FUZZ_SECONDS=0)" >&2
+elif (( SECONDS / 60 < ${RK_FUZZ_WHEN_UNDER:-45} )); then
   bash scripts/fuzz.sh 8>&- || fuzz_status=$?
   echo "test: scripts/fuzz.sh exited with status $fuzz_status" >&2
 else

@@ -70,10 +70,11 @@ final class CameraFormatTests: CameraTestCase {
         let track = path("mjpeg-cut.mp4")
         try service.ok(["start", "--region", "640x360+0+0", "--no-mic", "--no-app-audio", "--output", track,
                         "--camera", "rk-test-camera", "--camera-track"])
-        // Until more than 10 broken pictures were counted (2.5 s on a quick machine; a slow one
-        // takes longer to bring the camera up), then a second more of good pictures.
+        // At least 3 s and until more than 10 broken pictures were counted (a slow machine takes
+        // longer to bring the camera up), then 2 s more for good pictures to reach the track.
         var status = "", line = "", skipped = 0
         let deadline = Date().addingTimeInterval(30)
+        Thread.sleep(forTimeInterval: 2.5)
         repeat {
             Thread.sleep(forTimeInterval: 0.5)
             status = try service.ok(["status"])
@@ -81,15 +82,16 @@ final class CameraFormatTests: CameraTestCase {
             skipped = line.split(separator: ";").dropFirst().first.flatMap { Int($0.split(separator: " ").first ?? "") } ?? 0
         } while skipped <= 10 && Date() < deadline
         XCTAssertGreaterThan(skipped, 10, "broken pictures skipped and counted: \(status)")
-        Thread.sleep(forTimeInterval: 1)
+        Thread.sleep(forTimeInterval: 2)
         XCTAssertTrue(line.contains("last: a JPEG picture cut short (") && line.hasSuffix("bytes, no end marker))"), "why: \(line)")
         try service.ok(["stop"])
         let probe = try FFprobe.probe(track, countFrames: false)
         XCTAssertEqual(probe.video.count, 2, "screen and camera: \(probe)")
         guard probe.video.count == 2 else { return }
-        // Near the end: the camera's first good picture may come late on a slow machine.
-        let end = probe.video[1].duration ?? 2.5
-        assertBars(try FrameSampler.frame(track, at: max(0.5, end - 0.5), videoStream: 1), in: PixelRect(x: 0, y: 0, width: 640, height: 480),
+        // The last picture: the camera's first good picture may come late on a slow machine, and
+        // a good picture stays on show while broken ones are skipped.
+        let end = probe.video[1].duration ?? 4.5
+        assertBars(try FrameSampler.frame(track, at: max(0.5, end - 0.2), videoStream: 1), in: PixelRect(x: 0, y: 0, width: 640, height: 480),
                    "the good pictures in the camera track")
     }
 
