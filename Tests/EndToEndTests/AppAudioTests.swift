@@ -27,7 +27,8 @@ final class AppAudioTests: EndToEndTestCase {
         XCTAssertTrue(listing.contains("sinks:") && listing.contains("sources:"), "\(listing)")
 
         let out = path("app-audio.mkv")
-        let recording = try rc.start(["--app-audio-from", nameA, "--no-mic", "--duration", "9", "--format", "mkv", "--output", out])
+        let recording = try rc.start(["--app-audio-from", nameA, "--no-mic", "--duration", "10", "--format", "mkv", "--output", out])
+        XCTAssertTrue(waitForRecordingFile(out), "the recording began")
         Thread.sleep(forTimeInterval: 3)
         // The application restarts its stream: a new sink input of the same application.
         a.terminate(grace: 2)

@@ -62,8 +62,9 @@ final class PipeWireAudioTests: EndToEndTestCase {
         try waitUntilListed(nameB, recordctl: rc, environment: pwEnv)
 
         let out = path("pw-app-audio.mkv")
-        let recording = try rc.start(["--app-audio-from", nameA, "--no-mic", "--duration", "9", "--format", "mkv", "--output", out],
+        let recording = try rc.start(["--app-audio-from", nameA, "--no-mic", "--duration", "10", "--format", "mkv", "--output", out],
                                      environment: pwEnv)
+        XCTAssertTrue(waitForRecordingFile(out), "the recording began")
         Thread.sleep(forTimeInterval: 3)
         a.terminate(grace: 2)
         _ = a.wait(timeout: 5, grace: 1)

@@ -47,7 +47,8 @@ final class HardeningServerFaultTests: EndToEndTestCase {
         let env = rig.environment.merging(["DISPLAY": x.display]) { _, new in new }
         let record = try RunningProcess(try rig.recordctlPath(), ["record", "--output", output, "--no-mic", "--no-app-audio", "--duration", "60"],
                                         environment: env)
-        Thread.sleep(forTimeInterval: 3)
+        XCTAssertTrue(waitForRecordingFile(output), "the recording began")  // a loaded machine starts late
+        Thread.sleep(forTimeInterval: 2)
         kill(x.pid, SIGSTOP)
         let r = record.wait(timeout: 30)
         kill(x.pid, SIGCONT)
@@ -65,7 +66,8 @@ final class HardeningServerFaultTests: EndToEndTestCase {
         let env = rig.environment.merging(["DISPLAY": x.display]) { _, new in new }
         let record = try RunningProcess(try rig.recordctlPath(), ["record", "--output", output, "--no-mic", "--no-app-audio", "--duration", "60"],
                                         environment: env)
-        Thread.sleep(forTimeInterval: 3)
+        XCTAssertTrue(waitForRecordingFile(output), "the recording began")  // a loaded machine starts late
+        Thread.sleep(forTimeInterval: 2)
         x.stop()
         let r = record.wait(timeout: 30)
         XCTAssertEqual(r.exitCode, 70, "\(r)")
@@ -96,7 +98,10 @@ final class HardeningServerFaultTests: EndToEndTestCase {
         let output = path("stopped-pulse.mp4")
         let record = try RunningProcess(try rig.recordctlPath(), ["record", "--region", "320x240+0+0", "--output", output, "--duration", "10"],
                                         environment: rig.environment)
-        Thread.sleep(forTimeInterval: 3)
+        // Once the file is there the recording runs with its audio tracks (a loaded machine takes
+        // seconds to connect; stopped before that, the server would be one that never answered).
+        XCTAssertTrue(waitForRecordingFile(output), "the recording began")
+        Thread.sleep(forTimeInterval: 2)
         kill(pulse, SIGSTOP)
         defer { kill(pulse, SIGCONT) }
         Thread.sleep(forTimeInterval: 6)
@@ -120,7 +125,8 @@ final class HardeningServerFaultTests: EndToEndTestCase {
         let env = rig.environment.merging(["PULSE_SERVER": "unix:" + pulse.socketPath]) { _, new in new }
         let record = try RunningProcess(try rig.recordctlPath(), ["record", "--region", "320x240+0+0", "--output", output, "--duration", "8"],
                                         environment: env)
-        Thread.sleep(forTimeInterval: 3)
+        XCTAssertTrue(waitForRecordingFile(output), "the recording began")  // a loaded machine starts late
+        Thread.sleep(forTimeInterval: 2)
         pulse.kill9()
         let r = record.wait(timeout: 40)
         XCTAssertEqual(r.exitCode, 69, "\(r)")

@@ -34,15 +34,29 @@ extension EndToEndTestCase {
         return last
     }
 
+    /// Waits up to `timeout` seconds until `path` exists: the recording's first packets reached
+    /// it, so it has begun (a loaded machine takes a second or more to get there after
+    /// `recordctl record` was started). True when it did.
+    func waitForRecordingFile(_ path: String, timeout: TimeInterval = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !FileManager.default.fileExists(atPath: path) {
+            guard Date() < deadline else { return false }
+            usleep(50_000)
+        }
+        return true
+    }
+
     /// Checks that the only audio track of `path` holds application `tone` alone (louder than
     /// -40 dBFS and 20 dB above every other of `candidates`) both before (0.5-2.5 s) and after
-    /// (5.5-8.5 s) its player restarted, at about 3 s.
+    /// its player restarted, 3 s after the file appeared (the last 2 s but the final half second
+    /// of a 10 s recording, well after the restart).
     func assertOnlyTone(_ tone: Double, in path: String, among candidates: [Double], label: String,
                         file: StaticString = #filePath, line: UInt = #line) throws {
         let probe = try FFprobe.probe(path)
         XCTAssertEqual(probe.audio.count, 1, "only the app track: \(probe)", file: file, line: line)
+        let end = probe.audio.first?.duration ?? 10
         let before = try ToneAnalyzer.analyze(path, audioStream: 0, candidates: candidates, start: 0.5, duration: 2)
-        let after = try ToneAnalyzer.analyze(path, audioStream: 0, candidates: candidates, start: 5.5, duration: 3)
+        let after = try ToneAnalyzer.analyze(path, audioStream: 0, candidates: candidates, start: max(5.5, end - 2.5), duration: 2)
         verbose("\(label): before restart: \(before); after: \(after)")
         for (report, when) in [(before, "before the restart"), (after, "after the restart")] {
             XCTAssertGreaterThan(report.rmsDBFS, -40, "\(label), \(when): the application's sound is there: \(report)", file: file, line: line)
