@@ -20,10 +20,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 export RK_RIG_DIR=${RK_RIG_DIR:-$ROOT/rig-run}
-# Every build here skips the index store (an editor's index, written while compiling: about a
-# tenth of the build's time on CI's 2 cores); every build and test command gets the same flags.
-SCRATCH=(--disable-index-store)
-[ -n "${RK_SCRATCH_PATH:-}" ] && SCRATCH+=(--scratch-path "$RK_SCRATCH_PATH")
+# (Not --disable-index-store: on Linux, `swift build --build-tests` finds the XCTest cases through
+# the index store, and fails without it: "index store path does not exist".)
+SCRATCH=()
+[ -n "${RK_SCRATCH_PATH:-}" ] && SCRATCH=(--scratch-path "$RK_SCRATCH_PATH")
 
 bash scripts/install-deps.sh
 
