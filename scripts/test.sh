@@ -106,10 +106,10 @@ fi
 # runs every suite that records in real time and checks what it recorded; lane B runs, at a lower
 # priority (nice 10) so that it takes only what lane A leaves idle, the suites whose results do
 # not depend on keeping up: the unit tests, the uploads (no recording), offline trims, the
-# command line and configuration, hooks and hotkeys, metrics, extension isolation and the
-# tutorial's build. Each lane has a rig of its own. A new suite goes to lane A until named here.
+# command line and configuration, hooks and hotkeys, metrics and the tutorial's build. Each
+# lane has a rig of its own. A new suite goes to lane A until named here.
 # RK_LANES=1 runs everything in one lane.
-LANE_B='^([A-Za-z]+UnitTests|EndToEndTests\.(AvailabilityTests|ConfigProfileTests|ExtensionIsolationTests|ExtensionServiceTests|ExtensionTutorialTests|HookTests|HotkeyTests|MetricsTests|RigSelfTests|StopToPathTests|ThinClientTests|TrimTests|S3UploadTests|UploadErrorTests|TusAndPresignedTests))([./]|$)'
+LANE_B='^([A-Za-z]+UnitTests|EndToEndTests\.(AvailabilityTests|ConfigProfileTests|ExtensionServiceTests|ExtensionTutorialTests|HookTests|HotkeyTests|MetricsTests|RigSelfTests|StopToPathTests|ThinClientTests|TrimTests|S3UploadTests|UploadErrorTests|TusAndPresignedTests))([./]|$)'
 run_started=$SECONDS
 swift build "${SCRATCH[@]}" --build-tests 8>&-
 XCTEST="$BIN/RecordKitPackageTests.xctest"
