@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # THE test command (README; .ci/run calls it): install the Debian packages, start the test rig
 # (scripts/rig.sh: Xvfb + openbox, PulseAudio with two tones, nginx-rtmp, stunnel4 for RTMPS), build, run every test
-# target in two lanes on two rigs (docs/TESTING.md, "The full run"), stop the rigs. Exits with `swift test`'s status.
+# target serially (RK_LANES=2: in two lanes on two rigs; docs/TESTING.md, "The full run"), stop the rigs. Exits with `swift test`'s status.
 #
 #   scripts/test.sh                      everything
 #   scripts/test.sh --filter RecordToFileTests     extra arguments go to `swift test`
@@ -12,7 +12,7 @@
 # RK_KEEP_RIG=1. Concurrent runs on one rig dir wait for each other (a lock in the rig dir).
 # Environment: RK_RIG_DIR (default ./rig-run), RK_KEEP_RIG=1 (leave the rig running afterwards),
 # RK_FUZZ_SECONDS (scripts/fuzz.sh, run after a full test run: seconds per parser, default 30, 0 skips),
-# RK_FUZZ_WHEN_UNDER (fuzz only when the run so far took fewer minutes, default 45), RK_LANES=1 (one lane),
+# RK_FUZZ_WHEN_UNDER (fuzz only when the run so far took fewer minutes, default 45), RK_LANES=2 (two lanes),
 # RK_SCRATCH_PATH (a SwiftPM --scratch-path), RECORDCTL / RK_TESTWINDOW (binaries to test;
 # default: the ones this build produced), RK_E2E_VERBOSE=1 (print measured colours and tones).
 # A failing end-to-end test keeps its files in $RK_RIG_DIR/e2e/<test>-<id>/ and prints the path.
@@ -102,20 +102,20 @@ if [ $# != 0 ]; then
   exit "$status"
 fi
 
-# A full run, in two lanes side by side (docs/TESTING.md, "The full run"). Lane A (`swift test`)
-# runs every suite that records in real time and checks what it recorded; lane B runs, at a lower
-# priority (nice 10) so that it takes only what lane A leaves idle, the suites whose results do
-# not depend on keeping up: the unit tests, the uploads (no recording), offline trims, the
-# command line and configuration, hooks and hotkeys, metrics and the tutorial's build. Each
-# lane has a rig of its own. A new suite goes to lane A until named here.
-# RK_LANES=1 runs everything in one lane.
+# A full run: by default in one lane (`swift test`). RK_LANES=2 runs two lanes side by side
+# (docs/TESTING.md, "The full run"): lane A (`swift test`) runs every suite that records in real
+# time and checks what it recorded; lane B runs, at nice 10, the suites whose results do not
+# depend on keeping up: the unit tests, the uploads (no recording), offline trims, the command
+# line and configuration, hooks and hotkeys, metrics and the tutorial's build. Each lane has a
+# rig of its own. On a slow 2-core machine lane B's work still made lane A's recordings drop
+# frames, so two lanes are for quick machines only. A new suite goes to lane A until named here.
 LANE_B='^([A-Za-z]+UnitTests|EndToEndTests\.(AvailabilityTests|ConfigProfileTests|ExtensionServiceTests|ExtensionTutorialTests|HookTests|HotkeyTests|MetricsTests|RigSelfTests|StopToPathTests|ThinClientTests|TrimTests|S3UploadTests|UploadErrorTests|TusAndPresignedTests))([./]|$)'
 run_started=$SECONDS
 swift build "${SCRATCH[@]}" --build-tests 8>&-
 XCTEST="$BIN/RecordKitPackageTests.xctest"
 lane_b_log="$RK_RIG_DIR/lane-b.log"
 lane_b_status=0
-if [ "${RK_LANES:-2}" = 1 ]; then
+if [ "${RK_LANES:-1}" = 1 ]; then
   swift test "${SCRATCH[@]}" --skip-build 8>&- || status=$?
 else
   # The suites of lane B, from the test binary's own list: one argument, comma-separated.
