@@ -91,3 +91,18 @@ class EndToEndTestCase: XCTestCase {
         }
     }
 }
+
+/// Waiting for a foreground recording (`recordctl record`), which reports nothing while it runs.
+extension EndToEndTestCase {
+    /// Waits up to `timeout` seconds until `path` exists: the recording's first packets reached
+    /// it, so it has begun (a loaded machine takes a second or more to get there after
+    /// `recordctl record` was started). True when it did.
+    func waitForRecordingFile(_ path: String, timeout: TimeInterval = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !FileManager.default.fileExists(atPath: path) {
+            guard Date() < deadline else { return false }
+            usleep(50_000)
+        }
+        return true
+    }
+}

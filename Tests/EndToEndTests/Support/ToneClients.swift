@@ -34,18 +34,6 @@ extension EndToEndTestCase {
         return last
     }
 
-    /// Waits up to `timeout` seconds until `path` exists: the recording's first packets reached
-    /// it, so it has begun (a loaded machine takes a second or more to get there after
-    /// `recordctl record` was started). True when it did.
-    func waitForRecordingFile(_ path: String, timeout: TimeInterval = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !FileManager.default.fileExists(atPath: path) {
-            guard Date() < deadline else { return false }
-            usleep(50_000)
-        }
-        return true
-    }
-
     /// Checks that the only audio track of `path` holds application `tone` alone (louder than
     /// -40 dBFS and 20 dB above every other of `candidates`) both before (0.5-2.5 s) and after
     /// its player restarted, 3 s after the file appeared (the last 2 s but the final half second
