@@ -24,8 +24,6 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
         // The config file ($XDG_CONFIG_HOME/recordkit/config.toml): TOML with line numbers in errors.
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
-        // SHA-256 for obs-websocket's authentication challenge (Foundation on Linux has no digest).
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // The opt-in Prometheus endpoint's registry and text format (docs/METRICS.md).
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // Every loopback web surface (preview, obs-websocket, metrics) is served by RecordKitWeb on
@@ -33,7 +31,7 @@ let package = Package(
         // decoder, with every other limit a handler of our own in a pipeline we own (docs/WEB.md).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // Uploads: the HTTP client (streams request bodies, keeps connections, TLS) and
-        // S3's XML replies (docs/UPLOADS.md); SigV4 and the part checksums use swift-crypto (above).
+        // S3's XML replies (docs/UPLOADS.md); SigV4 and the part checksums use RecordKitDigest (libcrypto).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/CoreOffice/XMLCoder", from: "0.18.2"),
     ],
@@ -69,6 +67,13 @@ let package = Package(
         // BGR0 -> yuv420p BT.709 in one vectorized pass (0.42x libswscale's time at 1080p: docs/BENCHMARKS.md),
         // and the camera picture's bilinear scaling to its corner (CameraPictureScaler).
         .target(name: "CColorConversion", path: "Sources/CColorConversion"),
+        // The system's OpenSSL libcrypto (Debian: libssl-dev): SHA-256, MD5 and HMAC for
+        // RecordKitDigest. (Not swift-crypto: it compiles a BoringSSL of its own, about 4 minutes
+        // of a clean build on a 2-core machine, for three digests the system already has.)
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // SHA256, MD5 and HMACSHA256 over COpenSSL: S3/SigV4, the upload queue's file identity,
+        // obs-websocket's authentication.
+        .target(name: "RecordKitDigest", dependencies: ["COpenSSL"], path: "Sources/RecordKitDigest"),
 
         // MARK: Extensions: the SDK an out-of-process extension links, and the host side.
         .target(name: "RecordKitExtensionSDK", dependencies: ["RecordKitSupport", "RecordKit", "CShims"],
@@ -98,7 +103,7 @@ let package = Package(
         // dispatch, the requests and events mapped onto the service's one request API), apart from the
         // transport, so it is tested without a socket.
         .target(name: "RecordKitOBSWebSocket",
-                dependencies: ["RecordKitControl", .product(name: "Crypto", package: "swift-crypto")],
+                dependencies: ["RecordKitControl", "RecordKitDigest"],
                 path: "Sources/RecordKitOBSWebSocket"),
 
         // The surfaces recordd runs beside its socket (hotkeys with notifications; obs-websocket), each a
@@ -145,7 +150,7 @@ let package = Package(
                                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                                .product(name: "NIOPosix", package: "swift-nio"),
-                               .product(name: "Crypto", package: "swift-crypto"),
+                               "RecordKitDigest",
                                .product(name: "XMLCoder", package: "XMLCoder")],
                 path: "Sources/RecordKitUploads"),
 
@@ -245,7 +250,7 @@ let package = Package(
         // RecordKitWeb alone, over real sockets on 127.0.0.1 in process (no rig).
         .testTarget(name: "WebUnitTests", dependencies: ["RecordKitWeb"], path: "Tests/WebUnitTests"),
         .testTarget(name: "SupportUnitTests", dependencies: ["RecordKitSupport"], path: "Tests/SupportUnitTests"),
-        .testTarget(name: "UploadsUnitTests", dependencies: ["RecordKitUploads"], path: "Tests/UploadsUnitTests"),
+        .testTarget(name: "UploadsUnitTests", dependencies: ["RecordKitUploads", "RecordKitDigest"], path: "Tests/UploadsUnitTests"),
         .testTarget(name: "ConfigUnitTests", dependencies: ["RecordKitConfig", "RecordKitControl"], path: "Tests/ConfigUnitTests"),
     ]
 )

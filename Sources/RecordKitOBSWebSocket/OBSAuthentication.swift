@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import RecordKitDigest
 
 /// The SHA-256 challenge of obs-websocket 5: the server sends a random salt and challenge in
 /// Hello; the client proves it knows the password with

@@ -1,6 +1,6 @@
-import Crypto
 import Foundation
 import Glibc
+import RecordKitDigest
 
 /// What a local file was when its upload began: size, modification time, inode and a SHA-256
 /// of its first and last MiB. Hashing the whole file first would read it twice; every part's

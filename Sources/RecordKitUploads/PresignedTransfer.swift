@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import CShims
-import Crypto
 import Foundation
 import NIOCore
+import RecordKitDigest
 
 /// A presigned URL: one `PUT` of the whole file, streamed from a reader thread of low priority
 /// in 1 MiB pieces; on failure it is retried whole (a presigned PUT cannot resume). Checked at
@@ -26,7 +26,7 @@ struct PresignedTransfer: UploadTransfer {
                 _ = cshim_lower_thread_priority(10, 7)
                 do {
                     let reader = try FilePieceReader(path: path)
-                    var md5 = Insecure.MD5()
+                    var md5 = MD5()
                     var offset: Int64 = 0
                     while offset < size {
                         let piece = try reader.read(offset..<min(size, offset + (1 << 20)))

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
+import RecordKitDigest
 import XMLCoder
 
 /// The S3 calls a multipart upload needs, signed with SigV4, on an ``HTTPTransport``. Blocking
@@ -124,7 +124,7 @@ package final class S3Client: Sendable {
     }
 
     /// Starts `UploadPart` for `body` with its MD5 (the server checks `Content-MD5`).
-    package func startUploadPart(key: String, uploadID: String, number: Int, body: ByteBuffer, md5: Insecure.MD5Digest) -> EventLoopFuture<HTTPClient.Response> {
+    package func startUploadPart(key: String, uploadID: String, number: Int, body: ByteBuffer, md5: [UInt8]) -> EventLoopFuture<HTTPClient.Response> {
         start(.PUT, key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)],
               headers: [("content-md5", Data(md5).base64EncodedString()), ("content-length", String(body.readableBytes))],
               body: .byteBuffer(body), payloadHash: "UNSIGNED-PAYLOAD")
@@ -179,7 +179,7 @@ package final class S3Client: Sendable {
             guard let md5 = p.md5, let bytes = Data(hex: md5) else { return nil }
             all.append(bytes)
         }
-        return "\"\(SigV4Signer.hex(Insecure.MD5.hash(data: all)))-\(parts.count)\""
+        return "\"\(SigV4Signer.hex(MD5.hash(data: all)))-\(parts.count)\""
     }
 }
 

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import NIOCore
+import RecordKitDigest
 
 /// S3 multipart: create (once: the upload id goes to the journal before any part), parts with
 /// `Content-MD5` (up to `maxPartsInFlight` at once), complete, then `HeadObject` to check size
@@ -85,7 +85,7 @@ struct S3Transfer: UploadTransfer {
                 try context.checkpoint(record.id)
                 try record.identity.check(record.path)
                 let body = try reader.read(plan.range(of: number))
-                let md5 = body.withUnsafeReadableBytes { Insecure.MD5.hash(data: $0) }
+                let md5 = body.withUnsafeReadableBytes { MD5.hash(bufferPointer: $0) }
                 context.rate.consume(body.readableBytes)
                 inflight.append((number, SigV4Signer.hex(md5), Int64(body.readableBytes),
                                  client.startUploadPart(key: key, uploadID: uploadID, number: number, body: body, md5: md5)))
@@ -153,7 +153,7 @@ struct S3Transfer: UploadTransfer {
     private static func wholeFileMD5(_ record: UploadRecord, plan: PartPlan) throws(UploadError) -> String {
         try record.identity.check(record.path)
         let reader = try FilePieceReader(path: record.path)
-        var md5 = Insecure.MD5()
+        var md5 = MD5()
         for number in 1...plan.count {
             let body = try reader.read(plan.range(of: number))
             body.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }

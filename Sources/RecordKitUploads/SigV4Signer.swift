@@ -1,10 +1,10 @@
-import Crypto
 import Foundation
+import RecordKitDigest
 
 /// AWS Signature Version 4 for requests signed in the `Authorization` header
 /// (docs.aws.amazon.com, "Authenticating Requests: Using the Authorization Header"). Written here
 /// rather than taken from a package: the only Swift packages that sign (Soto) are not on this
-/// machine's list, and the algorithm is 60 lines over swift-crypto's HMAC and SHA-256.
+/// machine's list, and the algorithm is 60 lines over libcrypto's HMAC and SHA-256 (RecordKitDigest).
 /// Value type, no state: safe from any thread.
 package struct SigV4Signer: Sendable {
     package var credentials: S3Credentials
@@ -37,11 +37,11 @@ package struct SigV4Signer: Sendable {
         let day = String(amzDate.prefix(8))
         let scope = "\(day)/\(region)/\(service)/aws4_request"
         let stringToSign = "AWS4-HMAC-SHA256\n\(amzDate)\n\(scope)\n\(Self.hex(SHA256.hash(data: Data(canonical.utf8))))"
-        var key = SymmetricKey(data: Data("AWS4\(credentials.secretAccessKey)".utf8))
+        var key = Array("AWS4\(credentials.secretAccessKey)".utf8)
         for part in [day, region, service, "aws4_request"] {
-            key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
+            key = HMACSHA256.authenticationCode(for: Array(part.utf8), key: key)
         }
-        let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
+        let signature = Self.hex(HMACSHA256.authenticationCode(for: Array(stringToSign.utf8), key: key))
         return "AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyID)/\(scope), SignedHeaders=\(signed), Signature=\(signature)"
     }
 
