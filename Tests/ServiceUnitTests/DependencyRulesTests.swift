@@ -19,6 +19,29 @@ final class DependencyRulesTests: XCTestCase {
         XCTAssertEqual(DependencyRules.violations(targets, handlerOptions: options), [])
     }
 
+    /// Extensions/SDK, the package extension authors depend on, holds the SDK's whole closure in
+    /// the root package, each target a link to the root's own sources (one copy of each), and
+    /// nothing else: no package dependencies, so an extension resolves and builds in a minute.
+    func testTheSDKPackageIsTheSDKsClosureLinkedToTheRootsSources() throws {
+        let root = URL(fileURLWithPath: ExtensionFixtures.packageRoot)
+        var closure: Set<String> = [], pending = ["RecordKitExtensionSDK"]
+        while let name = pending.popLast() {
+            guard closure.insert(name).inserted else { continue }
+            pending += DependencyRules.allowed[name, default: []]
+        }
+        let sdk = root.appendingPathComponent("Extensions/SDK")
+        let linked = try FileManager.default.contentsOfDirectory(atPath: sdk.appendingPathComponent("Sources").path)
+        XCTAssertEqual(Set(linked), closure, "Extensions/SDK/Sources links exactly the SDK's closure")
+        for name in linked {
+            let destination = try FileManager.default.destinationOfSymbolicLink(atPath: sdk.appendingPathComponent("Sources/\(name)").path)
+            XCTAssertEqual(destination, "../../../Sources/\(name)", "Extensions/SDK/Sources/\(name) links the root's target")
+        }
+        let manifest = try String(contentsOf: sdk.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let code = manifest.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+        XCTAssertFalse(code.contains { $0.contains(".package(") }, "Extensions/SDK depends on no package")
+        for name in closure { XCTAssertTrue(manifest.contains("name: \"\(name)\""), "Extensions/SDK declares \(name)") }
+    }
+
     /// The service and the command line spell no handler's option: spelling one is reported.
     func testSpellingAHandlersOptionIsReported() throws {
         let root = URL(fileURLWithPath: ExtensionFixtures.packageRoot)
