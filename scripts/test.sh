@@ -25,7 +25,22 @@ export RK_RIG_DIR=${RK_RIG_DIR:-$ROOT/rig-run}
 SCRATCH=()
 [ -n "${RK_SCRATCH_PATH:-}" ] && SCRATCH=(--scratch-path "$RK_SCRATCH_PATH")
 
+# While apt and pip install (network and disk bound: about 4 minutes on a fresh machine), the
+# package dependencies' own code compiles beside them: async-http-client's closure (SwiftNIO,
+# swift-nio-ssl's BoringSSL: over a third of a clean build) needs no Debian package. Its log:
+# $RK_RIG_DIR/prebuild.log; a failure there only means the build below does that work (and says why).
+prebuild_pid=
+if command -v swift >/dev/null 2>&1; then
+  mkdir -p "$RK_RIG_DIR"
+  ( exec nice -n 5 swift build "${SCRATCH[@]}" --target AsyncHTTPClient >"$RK_RIG_DIR/prebuild.log" 2>&1 ) &
+  prebuild_pid=$!
+  trap '[ -n "${prebuild_pid:-}" ] && kill "$prebuild_pid" 2>/dev/null' EXIT
+fi
 bash scripts/install-deps.sh
+if [ -n "$prebuild_pid" ]; then
+  wait "$prebuild_pid" || echo "test: the dependencies' early build failed (see $RK_RIG_DIR/prebuild.log); the build below goes on" >&2
+  prebuild_pid=
+fi
 
 # The fast tier (docs/TESTING.md): the per-module unit test targets, which need no display, audio
 # server or network server, so no rig is started and nothing waits for the rig's lock.
@@ -63,6 +78,7 @@ started_lane_b=0
 cleanup() {
   local rc=$?
   [ -n "${lane_b_pid:-}" ] && { kill "$lane_b_pid" 2>/dev/null || true; }
+  [ -n "${docs_pid:-}" ] && { kill "$docs_pid" 2>/dev/null || true; }
   if [ "${RK_KEEP_RIG:-0}" = 1 ] || [ $started_rig = 0 ]; then
     echo "test: rig left running: source $RK_RIG_DIR/env; scripts/rig.sh stop" >&2
   else
@@ -115,8 +131,24 @@ swift build "${SCRATCH[@]}" --build-tests 8>&-
 XCTEST="$BIN/RecordKitPackageTests.xctest"
 lane_b_log="$RK_RIG_DIR/lane-b.log"
 lane_b_status=0
+docs_status=0
+docs_pid=
+docs_log="$RK_RIG_DIR/docs.log"
 if [ "${RK_LANES:-1}" = 1 ]; then
-  swift test "${SCRATCH[@]}" --skip-build 8>&- || status=$?
+  # Every target that records (EndToEndTests, RecordKitTests) first, then the `*UnitTests`
+  # targets (the fast tier: no rig, nothing real-time) beside the SDK reference's DocC build:
+  # the unit tests leave about a third of the two cores idle, DocC takes one. They run the test
+  # binary directly (`swift test` would hold the build directory's lock that `swift package
+  # generate-documentation` waits for).
+  swift test "${SCRATCH[@]}" --skip-build --skip 'UnitTests\.' 8>&- || status=$?
+  unit_suites=$("$XCTEST" --list-tests 2>/dev/null | sed -n 's|/.*||p' | sort -u | grep -E '^[A-Za-z]+UnitTests\.' | paste -sd, -)
+  [ -n "$unit_suites" ] || { echo "test: the test binary lists no unit test suites" >&2; exit 1; }
+  bash scripts/docs.sh >"$docs_log" 2>&1 8>&- &
+  docs_pid=$!
+  unit_status=0
+  "$XCTEST" "$unit_suites" 8>&- || unit_status=$?
+  echo "test: the unit tests exited with status $unit_status" >&2
+  [ "$status" = 0 ] && status=$unit_status
 else
   # The suites of lane B, from the test binary's own list: one argument, comma-separated.
   suites=$("$XCTEST" --list-tests 2>/dev/null | sed -n 's|/.*||p' | sort -u | grep -E "$LANE_B" | paste -sd, -)
@@ -141,9 +173,15 @@ fi
 [ "$status" = 0 ] && status=$lane_b_status
 echo "test: the tests took $(( (SECONDS - run_started) / 60 )) min" >&2
 
-# The SDK reference (DocC; a broken symbol link fails it).
-docs_status=0
-bash scripts/docs.sh 8>&- || docs_status=$?
+# The SDK reference (DocC; a broken symbol link fails it): started beside the unit tests above
+# (one lane), or now.
+if [ -n "$docs_pid" ]; then
+  wait "$docs_pid" || docs_status=$?
+  docs_pid=
+  cat "$docs_log" >&2
+else
+  bash scripts/docs.sh 8>&- || docs_status=$?
+fi
 echo "test: scripts/docs.sh exited with status $docs_status" >&2
 [ "$status" = 0 ] && status=$docs_status
 
