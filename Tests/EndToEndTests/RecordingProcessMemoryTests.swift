@@ -18,13 +18,16 @@ final class RecordingProcessMemoryTests: EndToEndTestCase {
                                         ["record", "--duration", "60", "--region", "160x120+0+0", "--no-mic", "--no-app-audio",
                                          "--output", output], environment: rig.environment([:]))
         // recordctl execs the engine (same pid), which opts out as it starts: wait for that (a
-        // slow machine takes seconds to get there), then stop the recording with Ctrl-C.
+        // slow machine takes seconds to get there), then for the recording's file (by then the
+        // engine handles Ctrl-C; before it, Ctrl-C ends it with the default 130, as it would any
+        // command line still starting), then stop the recording with Ctrl-C.
         let deadline = Date().addingTimeInterval(30)
         var enabled = hugePagesEnabled(pid: record.pid)
         while enabled != "0", record.isRunning, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.1)
             enabled = hugePagesEnabled(pid: record.pid)
         }
+        XCTAssertTrue(waitForRecordingFile(output, timeout: 30), "the recording started")
         record.send(SIGINT)
         let result = record.wait(timeout: 60)
         XCTAssertEqual(result.exitCode, 0, "\(result)")
