@@ -1,7 +1,7 @@
 import COpenSSL
 import Foundation
 
-/// One running digest over libcrypto's EVP interface: the state behind ``SHA256`` and ``MD5``.
+/// One running digest over libcrypto's EVP interface: the state behind ``Digest``.
 /// Owned by one thread at a time (the values that hold it are not `Sendable`).
 final class DigestContext {
     private let context: OpaquePointer
