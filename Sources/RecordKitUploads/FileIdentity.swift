@@ -18,7 +18,7 @@ package struct FileIdentity: Codable, Sendable, Equatable {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw UploadError(.fileChanged, "cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var hash = SHA256()
+        let hash = SHA256()
         let edge = Int64(1 << 20)
         var buffer = [UInt8](repeating: 0, count: Int(edge))
         for start in Set([Int64(0), max(0, Int64(st.st_size) - edge)]).sorted() {

@@ -26,7 +26,7 @@ struct PresignedTransfer: UploadTransfer {
                 _ = cshim_lower_thread_priority(10, 7)
                 do {
                     let reader = try FilePieceReader(path: path)
-                    var md5 = MD5()
+                    let md5 = MD5()
                     var offset: Int64 = 0
                     while offset < size {
                         let piece = try reader.read(offset..<min(size, offset + (1 << 20)))

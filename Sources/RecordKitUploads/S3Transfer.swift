@@ -153,7 +153,7 @@ struct S3Transfer: UploadTransfer {
     private static func wholeFileMD5(_ record: UploadRecord, plan: PartPlan) throws(UploadError) -> String {
         try record.identity.check(record.path)
         let reader = try FilePieceReader(path: record.path)
-        var md5 = MD5()
+        let md5 = MD5()
         for number in 1...plan.count {
             let body = try reader.read(plan.range(of: number))
             body.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
