@@ -129,6 +129,9 @@ LANE_B='^([A-Za-z]+UnitTests|EndToEndTests\.(AvailabilityTests|ConfigProfileTest
 run_started=$SECONDS
 swift build "${SCRATCH[@]}" --build-tests 8>&-
 XCTEST="$BIN/RecordKitPackageTests.xctest"
+# The test binary's suites (`Module.Suite`) that match the regex $1, as one comma-separated
+# argument for running the binary directly.
+suites_matching() { "$XCTEST" --list-tests 2>/dev/null | sed -n 's|/.*||p' | sort -u | grep -E "$1" | paste -sd, -; }
 lane_b_log="$RK_RIG_DIR/lane-b.log"
 lane_b_status=0
 docs_status=0
@@ -141,7 +144,7 @@ if [ "${RK_LANES:-1}" = 1 ]; then
   # binary directly (`swift test` would hold the build directory's lock that `swift package
   # generate-documentation` waits for).
   swift test "${SCRATCH[@]}" --skip-build --skip 'UnitTests\.' 8>&- || status=$?
-  unit_suites=$("$XCTEST" --list-tests 2>/dev/null | sed -n 's|/.*||p' | sort -u | grep -E '^[A-Za-z]+UnitTests\.' | paste -sd, -)
+  unit_suites=$(suites_matching '^[A-Za-z]+UnitTests\.')
   [ -n "$unit_suites" ] || { echo "test: the test binary lists no unit test suites" >&2; exit 1; }
   bash scripts/docs.sh >"$docs_log" 2>&1 8>&- &
   docs_pid=$!
@@ -151,7 +154,7 @@ if [ "${RK_LANES:-1}" = 1 ]; then
   [ "$status" = 0 ] && status=$unit_status
 else
   # The suites of lane B, from the test binary's own list: one argument, comma-separated.
-  suites=$("$XCTEST" --list-tests 2>/dev/null | sed -n 's|/.*||p' | sort -u | grep -E "$LANE_B" | paste -sd, -)
+  suites=$(suites_matching "$LANE_B")
   [ -n "$suites" ] || { echo "test: no suites matched lane B's pattern" >&2; exit 1; }
   if ! ( lane_b_env; bash scripts/rig.sh status >/dev/null 2>&1 8>&- ); then started_lane_b=1; fi
   ( lane_b_env; bash scripts/rig.sh start 8>&- )
