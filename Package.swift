@@ -30,9 +30,8 @@ let package = Package(
         // SwiftNIO: a bounded HTTP/1 parser with configurable limits and a bounded WebSocket frame
         // decoder, with every other limit a handler of our own in a pipeline we own (docs/WEB.md).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // Uploads: the HTTP client (streams request bodies, keeps connections, TLS) and
-        // S3's XML replies (docs/UPLOADS.md); SigV4 and the part checksums use RecordKitDigest (libcrypto).
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // Uploads: S3's XML replies (docs/UPLOADS.md). Their HTTP is the system's libcurl (CCurl)
+        // and SigV4 and the part checksums use RecordKitDigest (libcrypto).
         .package(url: "https://github.com/CoreOffice/XMLCoder", from: "0.18.2"),
     ],
     targets: [
@@ -71,6 +70,12 @@ let package = Package(
         // RecordKitDigest. (Not swift-crypto: it compiles a BoringSSL of its own, about 4 minutes
         // of a clean build on a 2-core machine, for three digests the system already has.)
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // The system's libcurl (Debian: libcurl4-openssl-dev) for the uploads' HTTP, with the one C
+        // function that sets a request's options (curl_easy_setopt is variadic: Swift cannot call it).
+        // (Not async-http-client: it compiles SwiftNIO's BoringSSL, HTTP/2 and extras, about a third
+        // of a clean build on a 2-core machine, and swift-distributed-tracing, whose 1.7.3 warns on
+        // every build; docs/UPLOADS.md.)
+        .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("curl")]),
         // SHA256, MD5 and HMACSHA256 over COpenSSL: S3/SigV4, the upload queue's file identity,
         // obs-websocket's authentication.
         .target(name: "RecordKitDigest", dependencies: ["COpenSSL"], path: "Sources/RecordKitDigest"),
@@ -146,11 +151,7 @@ let package = Package(
         // MARK: Uploads the service owns: S3 multipart (SigV4), presigned URL PUT, tus 1.0, the
         // persistent queue. RecordKit and packages only: never capture, media or the pipeline.
         .target(name: "RecordKitUploads",
-                dependencies: ["RecordKitSupport", "RecordKit", "CShims",
-                               .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                               .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
-                               .product(name: "NIOPosix", package: "swift-nio"),
-                               "RecordKitDigest",
+                dependencies: ["RecordKitSupport", "RecordKit", "CShims", "CCurl", "RecordKitDigest",
                                .product(name: "XMLCoder", package: "XMLCoder")],
                 path: "Sources/RecordKitUploads"),
 

@@ -15,7 +15,7 @@ PKGS=(
   # The Wayland rig's test cameras: videotestsrc (base), jpegenc for the MJPEG camera (good).
   gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   nginx-light libnginx-mod-rtmp
-  stunnel4 openssl libssl-dev
+  stunnel4 openssl libssl-dev libcurl4-openssl-dev
   srt-tools
   procps psmisc python3
   time curl util-linux

@@ -26,13 +26,13 @@ SCRATCH=()
 [ -n "${RK_SCRATCH_PATH:-}" ] && SCRATCH=(--scratch-path "$RK_SCRATCH_PATH")
 
 # While apt and pip install (network and disk bound: about 4 minutes on a fresh machine), the
-# package dependencies' own code compiles beside them: async-http-client's closure (SwiftNIO,
-# swift-nio-ssl's BoringSSL: over a third of a clean build) needs no Debian package. Its log:
+# package dependencies' own code compiles beside them: SwiftNIO's WebSocket closure (the largest
+# dependency, which the loopback web server links) needs no Debian package. Its log:
 # $RK_RIG_DIR/prebuild.log; a failure there only means the build below does that work (and says why).
 prebuild_pid=
 if command -v swift >/dev/null 2>&1; then
   mkdir -p "$RK_RIG_DIR"
-  ( exec nice -n 5 swift build "${SCRATCH[@]}" --target AsyncHTTPClient >"$RK_RIG_DIR/prebuild.log" 2>&1 ) &
+  ( exec nice -n 5 swift build "${SCRATCH[@]}" --target NIOWebSocket >"$RK_RIG_DIR/prebuild.log" 2>&1 ) &
   prebuild_pid=$!
   trap '[ -n "${prebuild_pid:-}" ] && kill "$prebuild_pid" 2>/dev/null' EXIT
 fi

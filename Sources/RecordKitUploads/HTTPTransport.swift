@@ -1,77 +1,91 @@
-import AsyncHTTPClient
-import CShims
+import CCurl
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+import Glibc
+import Synchronization
+
+/// The methods the upload protocols use.
+package enum HTTPMethod: String, Sendable {
+    case GET, HEAD, PUT, POST, PATCH, DELETE
+}
+
+/// A request's body.
+package enum HTTPRequestBody {
+    /// Bytes in memory (an S3 part, a tus piece, an XML document).
+    case bytes([UInt8])
+    /// `length` bytes produced on the upload thread while the request is sent: `fill` puts the
+    /// next bytes in its buffer and returns how many (0 only at the end); what it throws ends
+    /// the request with that error.
+    case stream(length: Int64, fill: (UnsafeMutableRawBufferPointer) throws(UploadError) -> Int)
+}
 
 /// A reply as the upload code reads it.
 package struct HTTPReply: Sendable {
     package var status: Int
-    package var headers: HTTPHeaders
-    package var body: ByteBuffer?
+    /// Header fields in the order they came (of the final response, not of a `100 Continue`).
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
 
     /// The first value of header `name` (case-insensitive).
-    package func header(_ name: String) -> String? { headers.first(name: name) }
+    package func header(_ name: String) -> String? {
+        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
     /// The body as text (for XML and error messages).
-    package var text: String { body.map { String(buffer: $0) } ?? "" }
+    package var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// async-http-client behind a blocking call for the upload thread: requests are started on
-/// NIO's event loops and waited for on the calling thread, which must be a thread of its own
-/// (the upload thread), never an event loop or the cooperative pool. Redirects are not
-/// followed (a presigned URL's signature is not sent on). Owns its client and its one event
-/// loop thread (`rk-upload-nio`), which runs at the upload thread's low CPU and I/O priority
-/// (nice 10, best-effort level 7) so that moving upload bytes never competes with capture and
-/// encoding as an equal: call ``shutdown()``.
+/// The system's libcurl behind blocking calls for the upload thread. Requests are started with
+/// ``start(_:url:headers:body:timeout:)`` (several may be in flight: S3 parts) and moved by
+/// ``wait(_:host:)`` on the calling thread, which must be a thread of its own (the upload
+/// thread, at low CPU and I/O priority), never the cooperative pool: there is no event-loop
+/// thread, and a streamed body is read on that same thread. One libcurl multi handle keeps
+/// connections alive between requests. Redirects are not followed (a presigned URL's signature
+/// is not sent on); `Expect: 100-continue` is never sent.
+///
+/// Why libcurl and not async-http-client: the same streaming, keep-alive and TLS (the system's
+/// OpenSSL and CA store) without compiling SwiftNIO's BoringSSL, HTTP/2 and extras (about a
+/// third of a clean build on a 2-core machine), and bodies of known length streamed from the
+/// calling thread. Not FoundationNetworking's URLSession (itself on libcurl): it sends a
+/// streamed body chunked, which S3 refuses for a presigned PUT, and its request timeout covers
+/// the whole transfer rather than a silence.
 package final class HTTPTransport: Sendable {
-    let client: HTTPClient
-    private let group: MultiThreadedEventLoopGroup
+    /// No connection within this many seconds fails the request.
+    static let connectTimeout = 10
+    /// No byte sent or received for this many seconds fails the request.
+    static let idleTimeout = 120
 
-    /// A transport with a 10 s connect and 120 s read timeout.
+    private let multi: Mutex<CurlMulti>
+
+    /// A transport with a 10 s connect and 120 s idle timeout.
     package init() {
-        var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(120))
-        configuration.redirectConfiguration = .disallow
-        // One loop is plenty for the few parts in flight of one upload at a time.
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        for loop in group.makeIterator() {
-            loop.execute {
-                Thread.current.name = "rk-upload-nio"
-                _ = cshim_lower_thread_priority(10, 7)
-            }
-        }
-        client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+        multi = Mutex(CurlMulti())
     }
 
-    /// Shuts the client and its event loop down (blocking); the transport is unusable afterwards.
+    /// Ends every request in flight and frees libcurl's handles; the transport is unusable afterwards.
     package func shutdown() {
-        try? client.syncShutdown()
-        try? group.syncShutdownGracefully()
+        multi.withLock { $0.close() }
     }
 
-    /// Starts a request; `deadline` (nil: the transport's timeouts only) bounds the whole of it.
-    package func start(method: HTTPMethod, url: String, headers: [(String, String)], body: HTTPClient.Body?,
-                       deadline: NIODeadline? = nil) -> EventLoopFuture<HTTPClient.Response> {
-        do {
-            let request = try HTTPClient.Request(url: url, method: method, headers: HTTPHeaders(headers), body: body)
-            return client.execute(request: request, deadline: deadline)
-        } catch {
-            return client.eventLoopGroup.next().makeFailedFuture(error)
-        }
+    /// Starts a request; `timeout` (seconds; nil: the idle timeout only) bounds the whole of it.
+    /// Nothing moves until ``wait(_:host:)`` is called (for this request or another one).
+    package func start(_ method: HTTPMethod, url: String, headers: [(String, String)], body: HTTPRequestBody?,
+                       timeout: Int? = nil) -> PendingHTTPRequest {
+        let request = PendingHTTPRequest(method: method, headers: headers, body: body)
+        multi.withLock { $0.add(request, url: url, timeout: timeout) }
+        return request
     }
 
-    /// Waits for `future` (blocking the upload thread) and turns a transport failure into a
-    /// `transient` error naming `host` only; 5xx, 408 and 429 replies are `transient` too, with
-    /// the server's `Retry-After` (seconds).
-    package static func wait(_ future: EventLoopFuture<HTTPClient.Response>, host: String) throws(UploadError) -> HTTPReply {
-        let response: HTTPClient.Response
-        do {
-            response = try future.wait()
-        } catch {
-            throw UploadError(.transient, "cannot reach \(host): \(describe(error))")
+    /// Moves every request in flight until `request` has ended (blocking), then turns a
+    /// transport failure into a `transient` error naming `host` only; 5xx, 408 and 429 replies
+    /// are `transient` too, with the server's `Retry-After` (seconds). An error thrown by a
+    /// streamed body's `fill` is thrown as it is.
+    package func wait(_ request: PendingHTTPRequest, host: String) throws(UploadError) -> HTTPReply {
+        multi.withLock { $0.run(until: request) }
+        let outcome = request.outcome
+        if let error = outcome.bodyError { throw error }
+        guard outcome.code == CURLE_OK else {
+            throw UploadError(.transient, "cannot reach \(host): \(Self.describe(outcome.code, osErrno: outcome.osErrno, detail: outcome.detail))")
         }
-        let reply = HTTPReply(status: Int(response.status.code), headers: response.headers, body: response.body)
+        let reply = HTTPReply(status: outcome.status, headers: outcome.headers, body: outcome.body)
         if reply.status >= 500 || reply.status == 429 || reply.status == 408 {
             let retry = reply.header("Retry-After").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
             throw UploadError(.transient, "\(host) answered \(reply.status)\(S3ErrorBody.summary(reply.text))", retryAfter: retry)
@@ -80,22 +94,34 @@ package final class HTTPTransport: Sendable {
     }
 
     /// Starts and waits.
-    package func send(method: HTTPMethod, url: String, headers: [(String, String)], body: HTTPClient.Body?, host: String) throws(UploadError) -> HTTPReply {
-        try Self.wait(start(method: method, url: url, headers: headers, body: body), host: host)
+    package func send(_ method: HTTPMethod, url: String, headers: [(String, String)], body: HTTPRequestBody?, host: String) throws(UploadError) -> HTTPReply {
+        try wait(start(method, url: url, headers: headers, body: body), host: host)
     }
 
-    /// A short description of a transport error (no URL in it).
-    static func describe(_ error: any Error) -> String {
-        if let e = error as? HTTPClientError {
-            if e == .connectTimeout { return "connection timed out" }
-            if e == .readTimeout { return "no answer (read timed out)" }
-            if e == .remoteConnectionClosed { return "the server closed the connection" }
-            return "HTTP client error \(e)"
+    /// A short description of a transport failure. libcurl's own message names the host and
+    /// may one day name more, so it is only matched, never shown (a presigned URL's query is a
+    /// credential).
+    static func describe(_ code: CURLcode, osErrno: Int32, detail: String) -> String {
+        switch osErrno {
+        case ECONNREFUSED: return "connection refused"
+        case ECONNRESET, EPIPE: return "connection reset"
+        case ENETUNREACH, EHOSTUNREACH: return "network unreachable"
+        default: break
         }
-        let text = "\(error)"
-        if text.contains("Connection refused") { return "connection refused" }
-        if text.contains("Connection reset") { return "connection reset" }
-        if let r = text.range(of: "errno") { return String(text[..<r.lowerBound]).suffix(80).trimmingCharacters(in: .whitespaces) }
-        return String(text.prefix(120))
+        switch code {
+        case CURLE_COULDNT_CONNECT:
+            return osErrno == ETIMEDOUT ? "connection timed out" : "cannot connect"
+        case CURLE_OPERATION_TIMEDOUT:
+            if detail.contains("Connection timed out") || detail.contains("Resolving timed out") { return "connection timed out" }
+            if detail.contains("too slow") { return "no answer (read timed out)" }
+            return "no answer in the time allowed"
+        case CURLE_COULDNT_RESOLVE_HOST: return "cannot resolve the host name"
+        case CURLE_GOT_NOTHING: return "the server closed the connection"
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR: return "the connection broke"
+        case CURLE_PEER_FAILED_VERIFICATION: return "the server's TLS certificate is not trusted"
+        case CURLE_SSL_CONNECT_ERROR: return "the TLS handshake failed"
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: return "not an http or https URL"
+        default: return String(cString: curl_easy_strerror(code))
+        }
     }
 }

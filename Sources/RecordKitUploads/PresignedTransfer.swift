@@ -1,13 +1,10 @@
-import AsyncHTTPClient
-import CShims
 import Foundation
-import NIOCore
 import RecordKitDigest
 
-/// A presigned URL: one `PUT` of the whole file, streamed from a reader thread of low priority
-/// in 1 MiB pieces; on failure it is retried whole (a presigned PUT cannot resume). Checked at
-/// the end: the ETag the server answers is the MD5 computed while sending (S3 servers answer a
-/// single PUT's ETag so). Pause and cancel take effect between attempts, not during one.
+/// A presigned URL: one `PUT` of the whole file, read from disk on the upload thread as libcurl
+/// sends it; on failure it is retried whole (a presigned PUT cannot resume). Pause and cancel
+/// end the PUT at the next piece. Checked at the end: the ETag the server answers is the MD5
+/// computed while sending (S3 servers answer a single PUT's ETag so).
 struct PresignedTransfer: UploadTransfer {
     func run(_ record: inout UploadRecord, context: UploadContext) throws(UploadError) {
         guard case .presigned(let url) = record.target else { throw UploadError(.badTarget, "not a presigned upload") }
@@ -15,48 +12,54 @@ struct PresignedTransfer: UploadTransfer {
         try context.checkpoint(record.id)
         try record.identity.check(record.path)
         let size = record.identity.size
-        let path = record.path
-        let rate = context.rate
-        let digest = LockedBox<String?>(nil)
-        let progress = LockedBox<Int64>(0)
-        let group = context.transport.client.eventLoopGroup
-        let body = HTTPClient.Body.stream(contentLength: size) { writer in
-            let promise = group.next().makePromise(of: Void.self)
-            Thread.detachNewThread {
-                _ = cshim_lower_thread_priority(10, 7)
-                do {
-                    let reader = try FilePieceReader(path: path)
-                    let md5 = MD5()
-                    var offset: Int64 = 0
-                    while offset < size {
-                        let piece = try reader.read(offset..<min(size, offset + (1 << 20)))
-                        piece.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
-                        rate.consume(piece.readableBytes)
-                        try writer.write(.byteBuffer(piece)).wait()
-                        offset += Int64(piece.readableBytes)
-                        progress.set(offset)
-                    }
-                    digest.set(SigV4Signer.hex(md5.finalize()))
-                    promise.succeed(())
-                } catch {
-                    promise.fail(error)
-                }
-            }
-            return promise.futureResult
-        }
+        let source = PresignedBodySource(reader: try FilePieceReader(path: record.path), size: size)
+        let id = record.id
         record.bytesDone = 0
         try context.save(record)
-        let reply = try context.transport.send(method: .PUT, url: url, headers: [("Content-Type", "application/octet-stream")], body: body, host: host)
+        let reply = try context.transport.send(.PUT, url: url, headers: [("Content-Type", "application/octet-stream")],
+                                               body: .stream(length: size) { buffer throws(UploadError) in
+                                                   try context.checkpoint(id)
+                                                   let n = try source.fill(buffer)
+                                                   context.rate.consume(n)
+                                                   return n
+                                               }, host: host)
         guard (200..<300).contains(reply.status) else {
             throw UploadError(.permanent, "\(host) refused the presigned PUT: HTTP \(reply.status)\(S3ErrorBody.summary(reply.text)) (expired or wrong URL?)")
         }
         try record.identity.check(record.path)
-        record.bytesDone = progress.value
+        record.bytesDone = source.offset
         record.etag = reply.header("ETag")
-        record.verified = record.bytesDone == size && digest.value.map { "\"\($0)\"" == record.etag } == true
+        record.verified = source.offset == size && "\"\(SigV4Signer.hex(source.md5.finalize()))\"" == record.etag
         record.objectURL = UploadTarget.redact(url)
         record.state = .completed
     }
 
     func abandon(_ record: UploadRecord, context: UploadContext) throws(UploadError) {}
+}
+
+/// The file of a presigned PUT as libcurl asks for it, piece by piece, hashed as it goes.
+/// Used on the upload thread only.
+private final class PresignedBodySource {
+    private let reader: FilePieceReader
+    private let size: Int64
+    /// The bytes handed to libcurl so far.
+    private(set) var offset: Int64 = 0
+    let md5 = MD5()
+
+    init(reader: consuming FilePieceReader, size: Int64) {
+        self.reader = reader
+        self.size = size
+    }
+
+    /// The next bytes into `buffer` (0 at the end); throws `fileChanged` when the file ends early.
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(UploadError) -> Int {
+        let want = Int(min(Int64(buffer.count), size - offset))
+        guard want > 0 else { return 0 }
+        let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[..<want])
+        let got = reader.fill(piece, at: offset)
+        guard got == want else { throw UploadError(.fileChanged, "\(reader.path) is shorter than when its upload began") }
+        md5.update(bufferPointer: UnsafeRawBufferPointer(piece))
+        offset += Int64(got)
+        return got
+    }
 }

@@ -1,7 +1,4 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
 import RecordKitDigest
 import XMLCoder
 
@@ -53,8 +50,8 @@ package final class S3Client: Sendable {
     /// Starts a signed request. `payloadHash`: hex SHA-256 of the body, or `UNSIGNED-PAYLOAD`
     /// (parts, whose `Content-MD5` the server checks and the signature covers).
     func start(_ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers extra: [(String, String)] = [],
-               body: HTTPClient.Body? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
-               deadline: NIODeadline? = nil) -> EventLoopFuture<HTTPClient.Response> {
+               body: HTTPRequestBody? = nil, payloadHash: String = SigV4Signer.emptyPayloadHash,
+               timeout: Int? = nil) -> PendingHTTPRequest {
         let amzDate = SigV4Signer.amzDate(Date())
         var headers: [(String, String)] = [("host", hostHeader), ("x-amz-date", amzDate), ("x-amz-content-sha256", payloadHash)]
         if let token = signer.credentials.sessionToken { headers.append(("x-amz-security-token", token)) }
@@ -66,14 +63,14 @@ package final class S3Client: Sendable {
         let q = query.map { "\(SigV4Signer.uriEncode($0.0))=\(SigV4Signer.uriEncode($0.1))" }.sorted().joined(separator: "&")
         let portPart = port.map { ":\($0)" } ?? ""
         let url = "\(scheme)://\(pathStyle ? host : "\(bucket).\(host)")\(portPart)\(path)\(q.isEmpty ? "" : "?" + q)"
-        return transport.start(method: method, url: url, headers: headers, body: body, deadline: deadline)
+        return transport.start(method, url: url, headers: headers, body: body, timeout: timeout)
     }
 
     private func call(_ method: HTTPMethod, key: String?, query: [(String, String)] = [], headers: [(String, String)] = [],
                       body: Data? = nil) throws(UploadError) -> HTTPReply {
         let hash = body.map { SigV4Signer.hex(SHA256.hash(data: $0)) } ?? SigV4Signer.emptyPayloadHash
-        return try HTTPTransport.wait(start(method, key: key, query: query, headers: headers, body: body.map { HTTPClient.Body.bytes($0) }, payloadHash: hash),
-                                      host: hostForErrors)
+        return try transport.wait(start(method, key: key, query: query, headers: headers, body: body.map { .bytes([UInt8]($0)) }, payloadHash: hash),
+                                  host: hostForErrors)
     }
 
     /// The error a non-2xx reply stands for: `NoSuchUpload` is `forgotten`, the rest `permanent`.
@@ -124,10 +121,10 @@ package final class S3Client: Sendable {
     }
 
     /// Starts `UploadPart` for `body` with its MD5 (the server checks `Content-MD5`).
-    package func startUploadPart(key: String, uploadID: String, number: Int, body: ByteBuffer, md5: [UInt8]) -> EventLoopFuture<HTTPClient.Response> {
+    package func startUploadPart(key: String, uploadID: String, number: Int, body: [UInt8], md5: [UInt8]) -> PendingHTTPRequest {
         start(.PUT, key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)],
-              headers: [("content-md5", Data(md5).base64EncodedString()), ("content-length", String(body.readableBytes))],
-              body: .byteBuffer(body), payloadHash: "UNSIGNED-PAYLOAD")
+              headers: [("content-md5", Data(md5).base64EncodedString()), ("content-length", String(body.count))],
+              body: .bytes(body), payloadHash: "UNSIGNED-PAYLOAD")
     }
 
     /// `CompleteMultipartUpload`: the object's ETag.
@@ -153,8 +150,8 @@ package final class S3Client: Sendable {
 
     /// `HeadBucket` within `seconds`: returns when the bucket exists and the credentials may use
     /// it; throws `permanent` (no such bucket), `credentials` (403) or `transient` (unreachable).
-    package func checkBucket(within seconds: Int64) throws(UploadError) {
-        let reply = try HTTPTransport.wait(start(.HEAD, key: nil, deadline: .now() + .seconds(seconds)), host: hostForErrors)
+    package func checkBucket(within seconds: Int) throws(UploadError) {
+        let reply = try transport.wait(start(.HEAD, key: nil, timeout: seconds), host: hostForErrors)
         switch reply.status {
         case 200..<300: return
         case 404: throw UploadError(.permanent, "bucket '\(bucket)' does not exist at \(hostForErrors): create it or fix the target")

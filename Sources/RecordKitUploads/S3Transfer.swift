@@ -1,6 +1,4 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
 import RecordKitDigest
 
 /// S3 multipart: create (once: the upload id goes to the journal before any part), parts with
@@ -56,13 +54,13 @@ struct S3Transfer: UploadTransfer {
         let uploadID = record.uploadID!
         let have = Set(record.parts.map(\.number))
         let reader = try FilePieceReader(path: record.path)
-        var inflight: [(number: Int, md5: String, size: Int64, future: EventLoopFuture<HTTPClient.Response>)] = []
+        var inflight: [(number: Int, md5: String, size: Int64, request: PendingHTTPRequest)] = []
         var firstError: UploadError?
 
         func drainOne(_ record: inout UploadRecord) {
             let f = inflight.removeFirst()
             do throws(UploadError) {
-                let reply = try HTTPTransport.wait(f.future, host: client.hostForErrors)
+                let reply = try client.transport.wait(f.request, host: client.hostForErrors)
                 guard reply.status == 200 else {
                     if reply.status == 400, S3ErrorBody.code(reply.text) == "BadDigest" {
                         throw UploadError(.transient, "part \(f.number) arrived damaged (BadDigest); sending it again")
@@ -85,9 +83,9 @@ struct S3Transfer: UploadTransfer {
                 try context.checkpoint(record.id)
                 try record.identity.check(record.path)
                 let body = try reader.read(plan.range(of: number))
-                let md5 = body.withUnsafeReadableBytes { MD5.hash(bufferPointer: $0) }
-                context.rate.consume(body.readableBytes)
-                inflight.append((number, SigV4Signer.hex(md5), Int64(body.readableBytes),
+                let md5 = MD5.hash(data: body)
+                context.rate.consume(body.count)
+                inflight.append((number, SigV4Signer.hex(md5), Int64(body.count),
                                  client.startUploadPart(key: key, uploadID: uploadID, number: number, body: body, md5: md5)))
             } catch {
                 firstError = error
@@ -156,7 +154,7 @@ struct S3Transfer: UploadTransfer {
         let md5 = MD5()
         for number in 1...plan.count {
             let body = try reader.read(plan.range(of: number))
-            body.withUnsafeReadableBytes { md5.update(bufferPointer: $0) }
+            md5.update(data: body)
         }
         return SigV4Signer.hex(md5.finalize())
     }

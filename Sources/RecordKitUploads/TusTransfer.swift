@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
 
 /// tus 1.0 (tus.io/protocols/resumable-upload): creation (`POST` with `Upload-Length`), `HEAD`
 /// for the offset the server has, `PATCH` from there in 8 MiB pieces, termination (`DELETE`) on
@@ -44,10 +42,10 @@ struct TusTransfer: UploadTransfer {
             try context.checkpoint(record.id)
             try record.identity.check(record.path)
             let body = try reader.read(offset..<min(record.identity.size, offset + Self.piece))
-            context.rate.consume(body.readableBytes)
-            let reply = try context.transport.send(method: .PATCH, url: url,
+            context.rate.consume(body.count)
+            let reply = try context.transport.send(.PATCH, url: url,
                                                    headers: headers(context, [("Upload-Offset", String(offset)), ("Content-Type", "application/offset+octet-stream")]),
-                                                   body: .byteBuffer(body), host: host)
+                                                   body: .bytes(body), host: host)
             if reply.status == 404 || reply.status == 410 { throw UploadError(.forgotten, "the tus server no longer knows the upload") }
             guard reply.status == 204 || reply.status == 200, let next = reply.header("Upload-Offset").flatMap({ Int64($0) }) else {
                 if reply.status == 409 { throw UploadError(.transient, "the tus server's offset moved (409); asking it again") }
@@ -67,7 +65,7 @@ struct TusTransfer: UploadTransfer {
 
     /// The server's offset for `url`; nil when it no longer knows the upload.
     private func serverOffset(_ url: String, host: String, context: UploadContext) throws(UploadError) -> Int64? {
-        let reply = try context.transport.send(method: .HEAD, url: url, headers: headers(context, []), body: nil, host: host)
+        let reply = try context.transport.send(.HEAD, url: url, headers: headers(context, []), body: nil, host: host)
         if reply.status == 404 || reply.status == 410 || reply.status == 403 { return nil }
         guard reply.status == 200 || reply.status == 204, let offset = reply.header("Upload-Offset").flatMap({ Int64($0) }) else {
             throw UploadError(.permanent, "\(host) answered HEAD with HTTP \(reply.status) and no Upload-Offset: is it a tus 1.0 server?")
@@ -77,7 +75,7 @@ struct TusTransfer: UploadTransfer {
 
     private func create(_ endpoint: String, record: UploadRecord, host: String, context: UploadContext) throws(UploadError) -> String {
         let name = Data((record.path as NSString).lastPathComponent.utf8).base64EncodedString()
-        let reply = try context.transport.send(method: .POST, url: endpoint,
+        let reply = try context.transport.send(.POST, url: endpoint,
                                                headers: headers(context, [("Upload-Length", String(record.identity.size)),
                                                                           ("Upload-Metadata", "filename \(name)"), ("Content-Length", "0")]),
                                                body: nil, host: host)
@@ -90,6 +88,6 @@ struct TusTransfer: UploadTransfer {
 
     func abandon(_ record: UploadRecord, context: UploadContext) throws(UploadError) {
         guard case .tus(let endpoint) = record.target, let url = record.tusURL else { return }
-        _ = try context.transport.send(method: .DELETE, url: url, headers: headers(context, []), body: nil, host: host(endpoint))
+        _ = try context.transport.send(.DELETE, url: url, headers: headers(context, []), body: nil, host: host(endpoint))
     }
 }

@@ -10,8 +10,8 @@ import Synchronization
 ///
 /// Threading: the public calls are thread-safe and come from connection threads; `cancel` of a
 /// running upload blocks until the upload thread has aborted it (at most ~30 s). The upload
-/// thread is the only one doing file reads and waiting on the network; NIO's event loops only
-/// move the bytes.
+/// thread does everything else: file reads, and the network through ``HTTPTransport`` (libcurl,
+/// moved by the thread that waits).
 ///
 /// The requests are in `UploadQueue+Requests.swift`, the upload thread in `UploadQueue+Worker.swift`.
 package final class UploadQueue: Sendable {

@@ -1,5 +1,4 @@
 import Glibc
-import NIOCore
 
 /// One kind of target's transfer (S3 multipart, presigned PUT, tus): runs or resumes an upload
 /// on the calling thread, which is the queue's upload thread (blocking; never the cooperative
@@ -39,7 +38,7 @@ extension UploadTarget {
     }
 }
 
-/// Reads a local file's pieces with `pread` into NIO buffers, on the upload thread.
+/// Reads a local file's pieces with `pread`, on the upload thread.
 package struct FilePieceReader: ~Copyable {
     let fd: Int32
     let path: String
@@ -55,21 +54,27 @@ package struct FilePieceReader: ~Copyable {
     deinit { close(fd) }
 
     /// The bytes of `range` (throws `fileChanged` when the file is shorter now).
-    package func read(_ range: Range<Int64>) throws(UploadError) -> ByteBuffer {
+    package func read(_ range: Range<Int64>) throws(UploadError) -> [UInt8] {
         let count = Int(range.count)
-        var buffer = ByteBufferAllocator().buffer(capacity: count)
-        let fd = self.fd
-        let got = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { ptr -> Int in
-            var done = 0
-            while done < count {
-                let n = pread(fd, ptr.baseAddress! + done, count - done, off_t(range.lowerBound) + off_t(done))
-                if n < 0, errno == EINTR { continue }
-                if n <= 0 { break }
-                done += n
-            }
-            return done
+        var got = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            got = fill(UnsafeMutableRawBufferPointer(buffer), at: range.lowerBound)
+            initialized = got
         }
         guard got == count else { throw UploadError(.fileChanged, "\(path) is shorter than when its upload began") }
-        return buffer
+        return bytes
+    }
+
+    /// Fills `buffer` from `offset` on; returns how many bytes were read (fewer only at the
+    /// file's end or on a read error).
+    package func fill(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            done += n
+        }
+        return done
     }
 }

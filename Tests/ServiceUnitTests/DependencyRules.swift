@@ -63,7 +63,7 @@ struct DependencyRules {
         "RecordKitService": ["RecordKitSupport", "RecordKit", "RecordKitCapture", "RecordKitControl", "RecordKitPipeline", "RecordKitExtensions",
                              "RecordKitUploads", "CShims"],
         // Uploads the service owns: RecordKit and packages only, never capture, media or the pipeline.
-        "RecordKitUploads": ["RecordKitSupport", "RecordKit", "CShims", "AsyncHTTPClient", "NIOCore", "NIOPosix", "NIOHTTP1", "RecordKitDigest", "XMLCoder"],
+        "RecordKitUploads": ["RecordKitSupport", "RecordKit", "CShims", "CCurl", "RecordKitDigest", "XMLCoder"],
         // The thin command line and what it links; the engine runs the in-process verbs.
         "RecordKitControl": ["CShims"],
         // obs-websocket 5's protocol layer: the control values and SHA-256; no FFmpeg, X11 or PulseAudio.
@@ -84,7 +84,7 @@ struct DependencyRules {
         // the metrics endpoint observes encode times (EncodeTimeObserver in media).
         "RecordKitSurfaces": ["RecordKitSupport", "RecordKitService", "RecordKitControl", "RecordKitConfig", "RecordKitCapture", "RecordKitMedia", "RecordKitOBSWebSocket", "RecordKitWeb", "Prometheus"],
         // C modules: the system only.
-        "CFFmpeg": [], "CX11": [], "CPulse": [], "CShims": [], "CColorConversion": [], "CPipeWire": [], "COpenSSL": [],
+        "CFFmpeg": [], "CX11": [], "CPulse": [], "CShims": [], "CColorConversion": [], "CPipeWire": [], "COpenSSL": [], "CCurl": [],
         // Tools: the tutorial's extension, test fixtures, benchmarks, fuzz targets.
         "frame-stats": ["RecordKitExtensionSDK"],
         "rk-test-extension": ["RecordKit", "RecordKitExtensionSDK"],

@@ -27,14 +27,13 @@ final class UploadErrorTests: UploadTestCase {
         XCTAssertTrue((r.stdout + r.stderr).contains("no-such-bucket"), "\(r)")
         outputs.append(r.stdout + r.stderr)
 
-        // Unreachable endpoint: retried, then 70 with "cannot reach". Two attempts: each one
-        // already spends the transport's 10 s connect timeout (async-http-client retries a refused
-        // connection within it), so the suite's usual six would take a minute here.
+        // Unreachable endpoint (nothing listens): retried, then 70 with "cannot reach" and the
+        // reason. Two attempts keep the retry's back-off short.
         service.shutdown()
         service = try makeService(["RECORDKIT_UPLOAD_ATTEMPTS": "2"])
         r = try service.ctl(["upload", file, "--to", "s3://recordings/x", "--upload-endpoint", "http://127.0.0.1:\(UploadServers.base + 49)"], timeout: 90)
         XCTAssertEqual(r.exitCode, 70, "\(r)")
-        XCTAssertTrue((r.stdout + r.stderr).contains("cannot reach"), "\(r)")
+        XCTAssertTrue((r.stdout + r.stderr).contains("cannot reach 127.0.0.1:\(UploadServers.base + 49): connection refused"), "\(r)")
         XCTAssertTrue((r.stdout + r.stderr).contains("2 attempts"), "retried once before giving up: \(r)")
         outputs.append(r.stdout + r.stderr)
 
