@@ -25,14 +25,18 @@ extension Recorder {
     /// Freezes broadcast time now, finishes the graph (discarding: handlers delete what they wrote) and moves the lifecycle on; the handlers' final reports.
     func finishOnControlQueue(discard: Bool, reason: String, failed: Bool = false) -> [HandlerRunReport] {
         guard let graph = shared.withLock({ $0.graph }) else { return [] }
-        guard transition(to: .finishing, reason: reason) else { return graph.dispatcher.runners.map(\.snapshot) }
-        pauser?.stop()
-        pauser = nil
+        guard shared.withLock({ $0.lifecycle.move(to: .finishing) }) else { return graph.dispatcher.runners.map(\.snapshot) }
         // Freeze broadcast time at this instant: whatever is captured from now on is cut, so the
-        // output ends exactly here (video and audio alike).
+        // output ends exactly here (video and audio alike). The `finishing` event comes after the
+        // freeze, so the time it carries is the output's end: before, it was read first, and
+        // stopping the background watcher in between let a slow machine record another frame
+        // or two past the time the event reported.
         let endNs = MonotonicClock.nanoseconds()
         timeline.pause(at: endNs)
         shared.withLock { $0.endNs = endNs }
+        emit(state: .finishing, reason: reason)
+        pauser?.stop()
+        pauser = nil
         graph.finish(at: timeline.now(endNs), discarding: discard)
         transition(to: discard ? .discarded : (failed ? .failed : .finished), reason: reason)
         return graph.dispatcher.runners.map(\.snapshot)
