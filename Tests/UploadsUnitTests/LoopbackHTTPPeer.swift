@@ -83,8 +83,7 @@ final class LoopbackHTTPPeer: @unchecked Sendable {
 
     /// A whole request in `data`, or nil while it is incomplete.
     private static func parse(_ data: [UInt8]) -> Request? {
-        let separator: [UInt8] = Array("\r\n\r\n".utf8)
-        guard let end = (0...max(0, data.count - 4)).first(where: { data.count >= 4 && Array(data[$0..<$0 + 4]) == separator }) else { return nil }
+        guard let end = data.firstRange(of: Array("\r\n\r\n".utf8))?.lowerBound else { return nil }
         let head = String(decoding: data[..<end], as: UTF8.self)
         var request = Request(head: head, body: [])
         let length = Int(request.header("Content-Length") ?? "0") ?? 0
