@@ -71,6 +71,18 @@ final class ScreenCaptureTestDisplay {
         XSync(display, 0)
     }
 
+    /// Unmaps (hides) a window and waits until the server did it.
+    func unmap(_ window: UInt) {
+        XUnmapWindow(display, window)
+        XSync(display, 0)
+    }
+
+    /// Maps (shows) a window again and waits until the server did it.
+    func map(_ window: UInt) {
+        XMapWindow(display, window)
+        XSync(display, 0)
+    }
+
     /// Destroys a window.
     func destroy(_ window: UInt) {
         XDestroyWindow(display, window)

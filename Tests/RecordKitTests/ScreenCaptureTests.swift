@@ -244,6 +244,59 @@ final class ScreenCaptureTests: XCTestCase {
         XCTAssertEqual(frame.pixel(x: 63, y: 31), [0, 255, 0])
     }
 
+    /// A window hidden and shown 40 times at random moments, captured at 120 fps: with
+    /// `skipsHiddenWindow` (a recording that pauses while its window is hidden) no frame shows
+    /// anything but the window, neither the black of a hidden window nor the root under it,
+    /// wherever the hiding falls between the tick's look-up and its grab; without it the hidden
+    /// spans are black frames. Then the window's frames come back each time it is shown.
+    func testAHiddenWindowDeliversNothingWhenAskedAndBlackOtherwise() throws {
+        let x = try ScreenCaptureTestDisplay()
+        x.paintRoot(0xff0000)
+        let window = x.makeWindow(title: "rk-hide-test", rgb: 0x00ff00, x: 40, y: 40, width: 64, height: 48)
+        defer { x.destroy(window) }
+        for skips in [true, false] {
+            var configuration = ScreenCaptureConfiguration(display: x.name, target: .window(.id(window)), framesPerSecond: 120, showsCursor: false)
+            configuration.skipsHiddenWindow = skips
+            let capture = try ScreenCapture(configuration: configuration)
+            let tally = Mutex((window: 0, black: 0, other: [[UInt8]]()))
+            capture.start { frame in
+                let centre = frame.pixel(x: 32, y: 24)
+                tally.withLock {
+                    switch centre {
+                    case [0, 255, 0]: $0.window += 1
+                    case [0, 0, 0]: $0.black += 1
+                    default: $0.other.append(centre)
+                    }
+                }
+            }
+            defer { capture.stop() }
+            var generator = SystemRandomNumberGenerator()
+            var missedShowings = 0
+            for _ in 0..<40 {
+                x.unmap(window)
+                usleep(UInt32.random(in: 2_000...30_000, using: &generator))
+                let before = tally.withLock { $0.window }
+                x.map(window)
+                usleep(UInt32.random(in: 0...20_000, using: &generator))
+                // The window's frames come back once it is shown (within 3 s on a loaded machine).
+                let deadline = Date().addingTimeInterval(3)
+                while tally.withLock({ $0.window }) == before, Date() < deadline { usleep(2_000) }
+                if tally.withLock({ $0.window }) == before { missedShowings += 1 }
+            }
+            capture.stop()
+            let (shown, black, other) = tally.withLock { ($0.window, $0.black, $0.other) }
+            print("ScreenCaptureTests (skipsHiddenWindow \(skips)): \(shown) frames of the window, \(black) black, \(other.count) other")
+            XCTAssertEqual(missedShowings, 0, "skips \(skips): the window's frames come back every time it is shown")
+            if skips {
+                XCTAssertEqual(black, 0, "a hidden window delivers nothing when asked")
+                XCTAssertEqual(other, [], "nor the root under the window, however the hiding falls")
+            } else {
+                // Black while hidden (and, rarely, the root when the hiding falls between look-up and grab).
+                XCTAssertGreaterThan(black, 0, "a hidden window records black otherwise")
+            }
+        }
+    }
+
     // MARK: Pool, stop, fallback
 
     func testHeldFramesExhaustThePoolAndCaptureDropsInsteadOfWaiting() throws {

@@ -41,6 +41,8 @@ final class CaptureSession: @unchecked Sendable {
     private var rootWidth: Int
     private var rootHeight: Int
     private var isClosed = false
+    /// See ``ScreenCaptureConfiguration/skipsHiddenWindow``.
+    private let skipsHiddenWindow: Bool
     /// Damage-driven state (nil without the DAMAGE extension: every tick grabs everything).
     var incremental: IncrementalState?
 
@@ -104,6 +106,7 @@ final class CaptureSession: @unchecked Sendable {
         self.width = width
         self.height = height
         self.windowID = windowID
+        self.skipsHiddenWindow = configuration.skipsHiddenWindow && windowID != nil
         self.rootWidth = root.width
         self.rootHeight = root.height
         self.cursor = configuration.showsCursor ? CursorOverlay(connection: connection) : nil
@@ -129,6 +132,7 @@ final class CaptureSession: @unchecked Sendable {
         case .gone:
             return .windowGone
         case .hidden:
+            if skipsHiddenWindow { return .skipped }
             (outcome, originX, originY) = (.nothingVisible, 0, 0)
         case .visible(let rect):
             outcome = GrabPlan.make(target: rect, outputWidth: width, outputHeight: height,
@@ -141,7 +145,7 @@ final class CaptureSession: @unchecked Sendable {
         }
         if let outcome = incrementalTick(outcome, originX: originX, originY: originY, sequence: sequence,
                                          scheduledTime: scheduledTime, counters: counters) {
-            return outcome
+            return checkedStillViewable(outcome)
         }
         guard let slot = grabber.pool.acquire() else { return .poolExhausted }
         let pixels = grabber.pool.address(ofSlot: slot)
@@ -175,7 +179,16 @@ final class CaptureSession: @unchecked Sendable {
                                   previousSequence: incremental?.lastSequence)
         incremental?.tookFullFrame(frame, slot: slot, outcome: outcome, originX: originX, originY: originY,
                                    cursor: cursor?.state)
-        return .frame(frame)
+        return checkedStillViewable(.frame(frame))
+    }
+
+    /// With ``ScreenCaptureConfiguration/skipsHiddenWindow``: a frame grabbed from a window that
+    /// is no longer viewable (it was hidden between the look-up and the grab, so the grab may
+    /// hold what lay under it) is not delivered, and the next grab starts afresh.
+    private func checkedStillViewable(_ outcome: TickOutcome) -> TickOutcome {
+        guard skipsHiddenWindow, case .frame = outcome, !tracker.isStillViewable() else { return outcome }
+        incremental?.invalidate()
+        return .skipped
     }
 
     /// Applies queued root-window size changes.

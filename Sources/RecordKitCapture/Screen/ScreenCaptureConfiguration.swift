@@ -11,6 +11,14 @@ package struct ScreenCaptureConfiguration: Sendable {
     package var showsCursor: Bool
     /// What an unchanged tick delivers: a repeated frame (constant) or nothing (variable).
     package var frameRateMode: FrameRateMode
+    /// Whether a tick that finds the recorded window hidden (unmapped, minimized) delivers
+    /// nothing instead of a black frame, and a window grab is checked afterwards to still be
+    /// viewable (one more round trip a tick). Set when the recording pauses while its window is
+    /// hidden (``PauseOnBackgroundPolicy``): the background monitor sees the window hide on a
+    /// connection of its own and the pause takes effect a moment later, and the ticks in
+    /// between would otherwise put black (or whatever lay under the window) into the recording.
+    /// False: a hidden window records as black, as long as it stays hidden.
+    package var skipsHiddenWindow = false
     /// The name of the video source that captures (``VideoSourceRegistry``: "x11", "portal"),
     /// or nil to choose by the session: the portal in a Wayland session without X, X11 otherwise.
     package var source: String? = nil

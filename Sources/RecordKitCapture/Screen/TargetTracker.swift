@@ -69,6 +69,18 @@ final class TargetTracker {
         }
     }
 
+    /// Whether a window target is still viewable (one round trip); always true for a screen,
+    /// region or monitor. Asked after a grab: X handles one connection's requests in order, so a
+    /// window found viewable now was viewable when the grab was made.
+    func isStillViewable() -> Bool {
+        guard case .window(let window) = kind else { return true }
+        let display = connection.display
+        XErrorTrap.reset(display)
+        var attributes = XWindowAttributes()
+        guard XGetWindowAttributes(display, window, &attributes) != 0, XErrorTrap.take(display) == nil else { return false }
+        return attributes.map_state == IsViewable
+    }
+
     private func locate(_ window: UInt) -> Position {
         let display = connection.display
         XErrorTrap.reset(display)

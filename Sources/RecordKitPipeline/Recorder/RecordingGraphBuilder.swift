@@ -155,9 +155,12 @@ extension RecordingGraphBuilder {
     /// (``CameraOverlaySource``: the screen then runs at constant frame rate and the overlay
     /// applies the recording's mode).
     static func openVideo(_ configuration: RecordingConfiguration) throws(CaptureError) -> any VideoSource {
-        guard let request = configuration.camera else { return try VideoSourceRegistry.open(configuration.screen) }
-        let camera = try CameraSourceRegistry.open(request.name, framesPerSecond: configuration.screen.framesPerSecond)
+        // A recording that pauses while its window is hidden records nothing of it hidden, not
+        // even the ticks before the pause takes effect.
         var screenConfiguration = configuration.screen
+        screenConfiguration.skipsHiddenWindow = (configuration.pauseOnBackground ?? .default) != .never
+        guard let request = configuration.camera else { return try VideoSourceRegistry.open(screenConfiguration) }
+        let camera = try CameraSourceRegistry.open(request.name, framesPerSecond: configuration.screen.framesPerSecond)
         screenConfiguration.frameRateMode = .constant
         let screen: any VideoSource
         do throws(CaptureError) { screen = try VideoSourceRegistry.open(screenConfiguration) } catch {
