@@ -20,6 +20,10 @@
 #                                          (raw formats only) replaces "pattern=smpte" with other
 #                                          videotestsrc properties, for benchmarks
 #   scripts/wayland-rig.sh camera-stop     stop the test camera (its node goes away)
+#   scripts/wayland-rig.sh casts-ended     wait (up to 15 s) until the portal backend's last screen cast
+#                                          is gone from PipeWire: a cast started while the last one's
+#                                          session is still closing joins it and, on a still screen,
+#                                          gets no first picture (docs/WAYLAND.md, "No first frame")
 #
 # Run as root (it installs packages and makes the user); everything of the session runs as the
 # unprivileged user `rkwayland` (sway refuses root, and that user's session bus refuses root
@@ -393,6 +397,19 @@ cmd_portal_output() {
   start_one xdpw
 }
 
+# xdg-desktop-portal-wlr's stream node for a cast is "xdpw-stream"; it goes a few seconds after
+# the cast's session closed.
+cmd_casts_ended() {
+  load_dir
+  setup_paths
+  [ -s "$ENV_FILE" ] || die "the rig is not running: scripts/wayland-rig.sh start"
+  local deadline=$((SECONDS + 15))
+  while user_cmd timeout 5 pw-cli ls Node 2>/dev/null | grep -q 'node.name = "xdpw-stream"'; do
+    (( SECONDS < deadline )) || die "a screen cast of the portal backend is still in PipeWire after 15 s"
+    sleep 0.2
+  done
+}
+
 case ${1:-} in
   start) cmd_start ;;
   stop) cmd_stop ;;
@@ -410,5 +427,6 @@ case ${1:-} in
     CAMERA_SIZE=${3:-320x240}
     stop_one camera; start_one camera ;;
   camera-stop) load_dir; setup_paths; stop_one camera ;;
-  *) echo "usage: $0 start|stop|status|env|run CMD...|bg '#RRGGBB'|portal-output NAME|stop-portal-backend|camera-start [FORMAT [WxH]]|camera-stop" >&2; exit 64 ;;
+  casts-ended) cmd_casts_ended ;;
+  *) echo "usage: $0 start|stop|status|env|run CMD...|bg '#RRGGBB'|portal-output NAME|stop-portal-backend|camera-start [FORMAT [WxH]]|camera-stop|casts-ended" >&2; exit 64 ;;
 esac

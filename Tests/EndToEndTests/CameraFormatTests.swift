@@ -25,6 +25,7 @@ final class CameraFormatTests: CameraTestCase {
         XCTAssertTrue(listing.stdout.contains("rk-test-camera") && listing.stdout.contains("\tformats: MJPEG 640x480 30 fps"),
                       "what the camera offers, read from its port: \(listing)")
         let corner = out + "/mjpeg-corner.mp4"
+        try wayland.waitForLastCastToEnd()  // the screen is still (WaylandRig.waitForLastCastToEnd)
         let (exe, argv) = wayland.command(recordctl, ["record", "--source", "portal", "--no-mic", "--no-app-audio", "--duration", "3",
                                                       "--output", corner, "--camera", "rk-test-camera",
                                                       "--camera-position", "bottom-right", "--camera-size", "25%"])
@@ -111,6 +112,7 @@ final class CameraFormatTests: CameraTestCase {
     /// `record --source portal --camera-track` for 2 s into `path`: two video streams, the
     /// camera's at 640x480 showing the bars.
     private func recordTrack(_ recordctl: String, _ path: String, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        try wayland.waitForLastCastToEnd()  // the screen is still (WaylandRig.waitForLastCastToEnd)
         let (exe, argv) = wayland.command(recordctl, ["record", "--source", "portal", "--no-mic", "--no-app-audio", "--duration", "2",
                                                       "--output", path, "--camera", "rk-test-camera", "--camera-track"])
         let result = try ProcessRunner.run(exe, argv, timeout: 90)

@@ -83,6 +83,7 @@ final class CameraSwitchTests: CameraTestCase {
         let out = try wayland.workDirectory(name)
         defer { if testRun?.totalFailureCount == 0 { try? FileManager.default.removeItem(atPath: out) } }
         let output = out + "/foreground.mp4"
+        try wayland.waitForLastCastToEnd()  // the screen is still (WaylandRig.waitForLastCastToEnd)
         let (exe, argv) = wayland.command(recordctl, ["record", "--source", "portal", "--no-mic", "--no-app-audio", "--duration", "6",
                                                       "--frame-rate-mode", "constant", "--output", output,
                                                       "--camera", "rk-test-camera", "--camera-position", "top-left"])

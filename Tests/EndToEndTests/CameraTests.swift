@@ -24,6 +24,7 @@ final class CameraTests: CameraTestCase {
         let path = out + "/camera.mp4"
         let args = ["record", "--source", "portal", "--no-mic", "--no-app-audio", "--duration", "3", "--output", path,
                     "--camera", "--camera-position", "bottom-right", "--camera-size", "25%"]
+        try wayland.waitForLastCastToEnd()  // the screen is still (WaylandRig.waitForLastCastToEnd)
         let (exe, argv) = wayland.command("/usr/bin/time", ["-f", "rk-cpu-seconds=%U+%S", recordctl] + args)
         let result = try ProcessRunner.run(exe, argv, timeout: 90)
         XCTAssertEqual(result.exitCode, 0, "\(result)")
@@ -158,6 +159,7 @@ final class CameraTests: CameraTestCase {
         let out = try wayland.workDirectory(name)
         defer { if testRun?.totalFailureCount == 0 { try? FileManager.default.removeItem(atPath: out) } }
         let path = out + "/yuy2.mkv"
+        try wayland.waitForLastCastToEnd()  // the screen is still (WaylandRig.waitForLastCastToEnd)
         let (exe, argv) = wayland.command(recordctl, ["record", "--source", "portal", "--no-mic", "--no-app-audio", "--duration", "2",
                                                       "--output", path, "--camera", "rk-test-camera", "--camera-track"])
         let result = try ProcessRunner.run(exe, argv, timeout: 90)

@@ -56,6 +56,15 @@ final class WaylandRig: @unchecked Sendable {
         guard result.exitCode == 0 else { throw ProcessRunnerError(description: "wayland-rig.sh \(arguments.joined(separator: " ")): \(result)") }
     }
 
+    /// Waits until the portal backend's last screen cast has left PipeWire (up to 15 s). A
+    /// recording of a still screen that starts while the last one's session is still closing
+    /// joins that cast and gets no first picture until the screen changes (docs/WAYLAND.md, "No
+    /// first frame"; a CI run's camera test recorded nothing so): tests that record the still
+    /// screen one recording after another call this first.
+    func waitForLastCastToEnd() throws {
+        try rig(["casts-ended"])
+    }
+
     /// `executable arguments` as the rig's user inside the session, with only the session's
     /// environment (no DISPLAY: a Wayland session without X) plus `extra`.
     func command(_ executable: String, _ arguments: [String], extra: [String: String] = [:]) -> (String, [String]) {
