@@ -30,6 +30,20 @@ mkdir -p "$DIR/pids" "$DIR/logs"
 port_of() { case $1 in rclone) echo $((BASE+1));; seaweedfs) echo $((BASE+2));; tus) echo $((BASE+3));; esac; }
 alive() { [ -f "$DIR/pids/$1" ] && kill -0 "$(cat "$DIR/pids/$1")" 2>/dev/null; }
 answers() { curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$(port_of "$1")/" ; }
+# Whether the S3 server on port $1 answers a signed HEAD of bucket `recordings` (boto3, which
+# scripts/install-deps.sh installs; the AWS CLI is not needed).
+bucket_answers() {
+  python3 - "$1" "$KEY" "$SECRET" <<'PY' >/dev/null 2>&1
+import sys
+import boto3
+from botocore.config import Config
+port, key, secret = sys.argv[1:4]
+s3 = boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+                  aws_access_key_id=key, aws_secret_access_key=secret,
+                  config=Config(connect_timeout=2, read_timeout=2, retries={"max_attempts": 1}))
+s3.head_bucket(Bucket="recordings")
+PY
+}
 
 start_one() {
   local name=$1 port; port=$(port_of "$name")
@@ -53,11 +67,11 @@ start_one() {
       setsid python3 "$HERE/tus-server.py" "$port" "$DIR/tus" >"$DIR/logs/tus.log" 2>&1 < /dev/null & echo $! >"$DIR/pids/tus" ;;
     *) echo "upload-servers: unknown server $name (rclone, seaweedfs, tus)" >&2; return 64 ;;
   esac
-  for _ in $(seq 1 120); do
+  local deadline=$((SECONDS + 60))
+  while (( SECONDS < deadline )); do
     if [ "$name" = seaweedfs ]; then
-      # Up when the bucket answers a signed listing.
-      AWS_ACCESS_KEY_ID=$KEY AWS_SECRET_ACCESS_KEY=$SECRET aws --endpoint-url "http://127.0.0.1:$port" --region us-east-1 \
-        s3api head-bucket --bucket recordings >/dev/null 2>&1 && return 0
+      # Up when the bucket answers a signed request.
+      bucket_answers "$port" && return 0
     elif answers "$name"; then return 0; fi
     alive "$name" || { echo "upload-servers: $name exited; see $DIR/logs/$name.log" >&2; tail -5 "$DIR/logs/$name.log" >&2; return 1; }
     sleep 0.5
