@@ -208,6 +208,10 @@ def main():
     ap.add_argument("--pattern-size", default="1920x1080", help="its size (default: the whole 1080p screen)")
     ap.add_argument("--rec-args", default="", help="more options for the recording, e.g. \"--preset ultrafast\"")
     a = ap.parse_args()
+    if not a.no_throughput and shutil.which("aws") is None:
+        # The peer users own; scripts/install-deps.sh does not install it (the tests need only boto3).
+        sys.exit("benchmark-upload: the comparison runs `aws s3 cp`, and no `aws` is on PATH: "
+                 "python3 -m pip install awscli, or pass --no-throughput")
     sh([os.path.join(ROOT, "scripts/upload-servers.sh"), "start", os.environ.get("RK_UPLOAD_DIR", os.path.join(ROOT, "rig-run/uploads")), "seaweedfs"])
     work = tempfile.mkdtemp(prefix="rk-bench-upload-", dir=os.environ.get("RK_RIG_DIR", "/tmp"))
     file = os.path.join(work, "payload.bin")
