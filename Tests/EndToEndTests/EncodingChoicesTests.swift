@@ -159,15 +159,14 @@ final class EncodingChoicesTests: EndToEndTestCase {
         // third of a second behind: recordctl's summary counts both) are in neither output; on
         // the shared 2-core machine a CI run lost 6 so. A few are allowed; every other slot must
         // be in both, from the one encode.
-        let summary = r.stderr.split(separator: "\n").first { $0.hasPrefix("recordctl: recorded ") || $0.hasPrefix("recorded ") }
-        let counts = summary.map { line in line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) } } ?? []
-        // "recorded 10.00 s: 300 frames captured, 0 dropped, 0 late ticks": the last two numbers.
-        let lost = counts.count >= 2 ? counts[counts.count - 2] + counts[counts.count - 1] : 0
-        verbose("file \(fileFrames.count) frames, stream \(streamFrames.count) frames; \(summary ?? "no summary")")
-        XCTAssertNotNil(summary, "recordctl prints what it recorded: \(r)")
-        XCTAssertLessThanOrEqual(lost, 10, "the machine lost few frames before the encode: \(summary ?? "")")
-        XCTAssertEqual(Double(fileFrames.count), Double(300 - lost), accuracy: 1, "every frame slot in the file: \(summary ?? "")")
-        XCTAssertEqual(Double(streamFrames.count), Double(300 - lost), accuracy: 1, "every frame slot on the server: \(summary ?? "")")
+        let losses = MachineFrameLosses(recordSummary: r.stderr)
+        let lost = losses?.total ?? 0
+        let said = losses.map { "\($0)" } ?? "no summary"
+        verbose("file \(fileFrames.count) frames, stream \(streamFrames.count) frames; the machine lost \(said)")
+        XCTAssertNotNil(losses, "recordctl prints what it recorded: \(r)")
+        XCTAssertLessThanOrEqual(lost, 10, "the machine lost few frames before the encode: \(said)")
+        XCTAssertEqual(Double(fileFrames.count), Double(300 - lost), accuracy: 1, "every frame slot in the file: \(said)")
+        XCTAssertEqual(Double(streamFrames.count), Double(300 - lost), accuracy: 1, "every frame slot on the server: \(said)")
         // One encode: the stream's packets are the file's, byte for byte in size.
         let n = min(fileFrames.count, streamFrames.count)
         XCTAssertEqual(Array(fileFrames.prefix(n)), Array(streamFrames.prefix(n)), "the file records the stream's encode")

@@ -20,7 +20,8 @@ final class CaptureSession: @unchecked Sendable {
         case unchanged
         /// Every pool buffer is held by consumers; nothing was grabbed.
         case poolExhausted
-        /// The server refused this grab (e.g. the screen is being resized); nothing to deliver.
+        /// Nothing to deliver: the server refused this grab (e.g. the screen is being resized),
+        /// or the recorded window is hidden (``ScreenCaptureConfiguration/skipsHiddenWindow``).
         case skipped
         /// The captured window was destroyed.
         case windowGone
