@@ -11,8 +11,11 @@ import Synchronization
 /// Needs `DISPLAY` (skipped without it) with an EWMH window manager, `xdotool`, `xset`,
 /// `xwininfo`, and `rk-testwindow` (built) or `ffplay` to put up test windows.
 final class BackgroundMonitorTests: XCTestCase {
-    /// The longest a transition may take to be reported after the X server has seen the change.
-    private let reportDeadline: Double = 1.0
+    /// The longest a transition may take to be reported after the action that causes it began
+    /// (the tool's start included). Generous: a shared 2-core machine under load has taken over a
+    /// second; the latency itself is printed (about 0.1-0.2 s on the rig under load) and is no
+    /// pass mark.
+    private let reportDeadline: Double = 5.0
 
     // MARK: Rules without X
 
@@ -72,12 +75,18 @@ final class BackgroundMonitorTests: XCTestCase {
         log.expectQuiet(for: 0.3, "a visible window is in the foreground")
         XCTAssertNil(monitor.current)
 
+        // The window manager hides a window in two steps (its state properties, then the map
+        // state), and a look between them finds the window unmapped but not (or no longer)
+        // minimized: that passing reason may be reported once on the way.
         var began = try X.act(display, "xdotool", "windowminimize", window.hex)
-        log.expectNext(.background(.windowMinimized), within: reportDeadline, since: began, "minimize")
+        log.expectNext(.background(.windowMinimized), within: reportDeadline, since: began, "minimize",
+                       passing: .background(.windowUnmapped))
         XCTAssertEqual(monitor.current, .windowMinimized)
 
         began = try X.act(display, "xdotool", "windowactivate", window.hex)
-        log.expectNext(.foreground(previous: .windowMinimized), within: reportDeadline, since: began, "restore")
+        log.expectNext(within: reportDeadline, since: began, "restore", passing: .background(.windowUnmapped)) {
+            if case .foreground = $0 { return true } else { return false }
+        }
         XCTAssertNil(monitor.current)
         log.expectQuiet(for: 0.2, "nothing after the restore")
     }
@@ -289,6 +298,35 @@ private final class ChangeLog: Sendable {
         consumed.withLock { $0 = index + 1 }
         XCTAssertEqual(entry.change, expected, "\(what) (all so far: \(changes))", file: file, line: line)
         report(what, entry, began)
+    }
+
+    /// Asserts that the next unread change is `expected`, or `passing` once and then `expected`,
+    /// within `seconds` after `began`.
+    func expectNext(_ expected: BackgroundChange, within seconds: Double, since began: ContinuousClock.Instant,
+                    _ what: String, passing: BackgroundChange, file: StaticString = #filePath, line: UInt = #line) {
+        expectNext(within: seconds, since: began, what, passing: passing, file: file, line: line) { $0 == expected }
+    }
+
+    /// Asserts that the next unread change matches `matches`, or is `passing` once and the one
+    /// after it matches, within `seconds` after `began`.
+    func expectNext(within seconds: Double, since began: ContinuousClock.Instant, _ what: String,
+                    passing: BackgroundChange, file: StaticString = #filePath, line: UInt = #line,
+                    _ matches: (BackgroundChange) -> Bool) {
+        var index = consumed.withLock { $0 }
+        for attempt in 0..<2 {
+            guard let entry = waitForEntry(at: index, until: began + .seconds(seconds)) else { break }
+            index += 1
+            consumed.withLock { $0 = index }
+            if matches(entry.change) {
+                report(what, entry, began)
+                return
+            }
+            guard attempt == 0, entry.change == passing else {
+                return XCTFail("\(what): unexpected \(entry.change) (all so far: \(changes))", file: file, line: line)
+            }
+            report(what + " (passing)", entry, began)
+        }
+        XCTFail("\(what): no matching change within \(seconds) s (all so far: \(changes))", file: file, line: line)
     }
 
     /// Asserts that `expected` arrives within `seconds` after `began`, whatever comes before it.
