@@ -21,9 +21,10 @@
 #                                          videotestsrc properties, for benchmarks
 #   scripts/wayland-rig.sh camera-stop     stop the test camera (its node goes away)
 #   scripts/wayland-rig.sh casts-ended     wait (up to 15 s) until the portal backend's last screen cast
-#                                          is gone from PipeWire: a cast started while the last one's
-#                                          session is still closing joins it and, on a still screen,
-#                                          gets no first picture (docs/WAYLAND.md, "No first frame")
+#                                          (its node, named after the backend) is gone from PipeWire,
+#                                          about 5 s after its session closed: a still screen's cast
+#                                          started before that may get no first picture
+#                                          (docs/WAYLAND.md, "No first frame")
 #
 # Run as root (it installs packages and makes the user); everything of the session runs as the
 # unprivileged user `rkwayland` (sway refuses root, and that user's session bus refuses root
@@ -397,14 +398,16 @@ cmd_portal_output() {
   start_one xdpw
 }
 
-# xdg-desktop-portal-wlr's stream node for a cast is "xdpw-stream"; it goes a few seconds after
-# the cast's session closed.
+# A cast's stream node in PipeWire is named after the portal backend's binary
+# (node.name "xdg-desktop-portal-wlr-0.7.0-<patch hash>", media.class Video/Source; its stream
+# name "xdpw-stream-XXXXXX" is not shown by `pw-cli ls Node`). It goes a few seconds after the
+# cast's session closed.
 cmd_casts_ended() {
   load_dir
   setup_paths
   [ -s "$ENV_FILE" ] || die "the rig is not running: scripts/wayland-rig.sh start"
   local deadline=$((SECONDS + 15))
-  while user_cmd timeout 5 pw-cli ls Node 2>/dev/null | grep -q 'node.name = "xdpw-stream"'; do
+  while user_cmd timeout 5 pw-cli ls Node 2>/dev/null | grep -q 'node.name = "xdg-desktop-portal-wlr-'; do
     (( SECONDS < deadline )) || die "a screen cast of the portal backend is still in PipeWire after 15 s"
     sleep 0.2
   done
