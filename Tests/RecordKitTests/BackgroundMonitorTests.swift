@@ -79,13 +79,14 @@ final class BackgroundMonitorTests: XCTestCase {
         // state), and a look between them finds the window unmapped but not (or no longer)
         // minimized: that passing reason may be reported once on the way.
         var began = try X.act(display, "xdotool", "windowminimize", window.hex)
-        log.expectNext(.background(.windowMinimized), within: reportDeadline, since: began, "minimize",
-                       passing: .background(.windowUnmapped))
+        log.expectNext(within: reportDeadline, since: began, "minimize", passing: .background(.windowUnmapped)) {
+            $0 == .background(.windowMinimized)
+        }
         XCTAssertEqual(monitor.current, .windowMinimized)
 
         began = try X.act(display, "xdotool", "windowactivate", window.hex)
         log.expectNext(within: reportDeadline, since: began, "restore", passing: .background(.windowUnmapped)) {
-            if case .foreground = $0 { return true } else { return false }
+            $0 == .foreground(previous: .windowMinimized) || $0 == .foreground(previous: .windowUnmapped)
         }
         XCTAssertNil(monitor.current)
         log.expectQuiet(for: 0.2, "nothing after the restore")
@@ -298,13 +299,6 @@ private final class ChangeLog: Sendable {
         consumed.withLock { $0 = index + 1 }
         XCTAssertEqual(entry.change, expected, "\(what) (all so far: \(changes))", file: file, line: line)
         report(what, entry, began)
-    }
-
-    /// Asserts that the next unread change is `expected`, or `passing` once and then `expected`,
-    /// within `seconds` after `began`.
-    func expectNext(_ expected: BackgroundChange, within seconds: Double, since began: ContinuousClock.Instant,
-                    _ what: String, passing: BackgroundChange, file: StaticString = #filePath, line: UInt = #line) {
-        expectNext(within: seconds, since: began, what, passing: passing, file: file, line: line) { $0 == expected }
     }
 
     /// Asserts that the next unread change matches `matches`, or is `passing` once and the one
