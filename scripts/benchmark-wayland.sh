@@ -35,7 +35,7 @@ chown -R "$(sed -n 's/^RK_WAYLAND_UID=//p' "$RK_RIG_DIR/wayland.env")" "$OUT"
 run() { bash scripts/wayland-rig.sh run "$@"; }
 
 CONTENT_PID=
-if [ "$MODE" = moving ]; then
+if [ "$MODE" = moving ] || [ "$MODE" = camera ]; then
   # Its own session: the trap ends the whole group (the user's gst-launch under setpriv too).
   setsid bash scripts/wayland-rig.sh run gst-launch-1.0 -q videotestsrc pattern=smpte horizontal-speed=8 is-live=true \
     ! video/x-raw,width=1920,height=1080,framerate=30/1 ! waylandsink >/dev/null 2>&1 &
