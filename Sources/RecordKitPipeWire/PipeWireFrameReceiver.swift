@@ -6,24 +6,25 @@ import Synchronization
 
 /// Takes each buffer of a PipeWire video stream on PipeWire's own thread and copies the
 /// recorded rectangle into a pooled BGR0 buffer (the copy path: the stream's buffer goes back
-/// to the compositor at once), then keeps it as the newest picture for the pacing thread.
+/// to the compositor at once), then queues it for the pacing thread, which takes every picture
+/// in order (``PendingPictures``: each picture's damage is relative to the one before it).
 /// RGBx/RGBA are swapped into BGR0 on the way.
 ///
-/// Thread-safe: `receive` runs on PipeWire's thread, `takeNewest` and `endReason` on the
+/// Thread-safe: `receive` runs on PipeWire's thread, `takeAll` and `endReason` on the
 /// pacing thread; they share only the mutex-guarded state and the pool.
 final class PipeWireFrameReceiver: @unchecked Sendable {
-    /// The newest picture not yet delivered.
-    struct Picture {
-        let buffer: MediaBuffer
-        let captureNs: UInt64
-        /// Changed rectangles in output coordinates (even-aligned), or nil: unknown.
-        let dirtyRects: [PixelRect]?
-    }
+    /// A picture not yet delivered: a pooled buffer, its capture time, and its changed
+    /// rectangles in output coordinates (even-aligned; nil: unknown).
+    typealias Picture = PendingPictures<MediaBuffer>.Entry
+
+    /// Pictures waiting for the pacing thread at most (about 130 ms at 30 fps); the pacing thread
+    /// takes them every tick, so more than one waits only when two arrive within one tick.
+    static let pendingCapacity = 4
 
     private let crop: PixelRect
     private let pool: FramePool
     private let counters: CaptureCounters
-    private let newest = Mutex<Picture?>(nil)
+    private let pending: Mutex<PendingPictures<MediaBuffer>>
     private let ended = Mutex<String?>(nil)
     private let streaming = Atomic<Bool>(false)
 
@@ -33,10 +34,11 @@ final class PipeWireFrameReceiver: @unchecked Sendable {
         self.crop = crop
         self.pool = pool
         self.counters = counters
+        self.pending = Mutex(PendingPictures(capacity: Self.pendingCapacity, width: crop.width, height: crop.height))
     }
 
-    /// The newest picture since the last call, or nil.
-    func takeNewest() -> Picture? { newest.withLock { p in defer { p = nil }; return p } }
+    /// Every picture since the last call, oldest first (empty when none came).
+    func takeAll() -> [Picture] { pending.withLock { $0.takeAll() } }
 
     /// Why the stream ended (error, node gone), or nil while it runs.
     var endReason: String? { ended.withLock { $0 } }
@@ -78,11 +80,13 @@ final class PipeWireFrameReceiver: @unchecked Sendable {
             }
         }
         let dirty = dirtyRects(f)
-        let picture = Picture(buffer: pool.buffer(slot: slot, byteCount: rowBytes * crop.height),
+        let picture = Picture(picture: pool.buffer(slot: slot, byteCount: rowBytes * crop.height),
                               captureNs: UInt64(max(f.capture_ns, 0)), dirtyRects: dirty)
         let damaged = dirty.map { $0.reduce(0) { $0 + $1.width * $1.height } } ?? crop.width * crop.height
-        newest.withLock { $0 = picture }  // a picture not yet delivered goes back to the pool
+        // A picture dropped here (the pacing thread is far behind) goes back to the pool.
+        let dropped = pending.withLock { $0.append(picture) }
         counters.update {
+            $0.droppedBehind += Int64(dropped)
             $0.grabs += 1
             $0.grabbedPixels += Int64(crop.width * crop.height)
             $0.damagedPixels += Int64(damaged)

@@ -4,12 +4,14 @@ import RecordKitCapture
 import RecordKitSupport
 
 /// The pacing thread of a ``PortalScreenCapture``: on each tick of the capture clock (1/fps, on
-/// absolute `CLOCK_MONOTONIC` deadlines) it delivers the newest picture PipeWire brought, or a
-/// repeat as ``FrameRateMode`` asks, and checks that the portal session and the stream live.
+/// absolute `CLOCK_MONOTONIC` deadlines) it delivers every picture PipeWire brought since the
+/// last tick, oldest first, or a repeat as ``FrameRateMode`` asks, and checks that the portal
+/// session and the stream live.
 ///
 /// A picture's slot is the tick nearest to its capture time (after the previous frame's), so
 /// the compositor's timestamps, not the tick's wake-up, decide where a frame sits on the
-/// timeline. It owns the portal session while it runs and closes it as it ends.
+/// timeline; two pictures that arrive within one tick take two slots. It owns the portal
+/// session while it runs and closes it as it ends.
 struct PortalFramePacer: Sendable {
     let receiver: PipeWireFrameReceiver
     let portal: PortalSession
@@ -50,23 +52,26 @@ struct PortalFramePacer: Sendable {
                 onEnd?(CaptureError(.portalError, "the portal's screen cast stream was not linked to the compositor within 10 s (is WirePlumber running?)"))
                 return
             }
-            if let picture = receiver.takeNewest() {
+            let pictures = receiver.takeAll()
+            for picture in pictures {
                 let start = origin ?? picture.captureNs
                 origin = start
                 let nearest = Int64((Double(picture.captureNs &- min(picture.captureNs, start)) / Double(period)).rounded())
                 let slot = max(nearest, lastSlot + 1)
-                deliver(CapturedFrame(pixels: picture.buffer, bytesPerRow: width * 4, width: width, height: height,
+                deliver(CapturedFrame(pixels: picture.picture, bytesPerRow: width * 4, width: width, height: height,
                                       captureTime: picture.captureNs, sequence: slot, scheduledTime: start + UInt64(slot) * period,
                                       isChanged: true, dirtyRects: lastSlot < 0 ? nil : picture.dirtyRects,
                                       previousSequence: lastSlot < 0 ? nil : lastSlot))
                 counters.update { $0.captured += 1 }
                 lastSlot = slot
-                last = picture.buffer
+                last = picture.picture
                 lastDelivered = now
-            } else if let previous = last, let start = origin {
-                // Nothing new: a repeat at this tick when the mode wants one.
-                if mode == .constant || now &- lastDelivered >= 500_000_000 {
-                    let slot = max(Int64((now &- start) / period), lastSlot + 1)
+            }
+            if pictures.isEmpty, let previous = last, let start = origin {
+                // Nothing new: a repeat at this tick when the mode wants one, unless a picture
+                // of the tick before already took this tick's slot (two arrived within a tick).
+                let slot = Int64((now &- start) / period)
+                if slot > lastSlot, mode == .constant || now &- lastDelivered >= 500_000_000 {
                     deliver(CapturedFrame(pixels: previous, bytesPerRow: width * 4, width: width, height: height,
                                           captureTime: now, sequence: slot, scheduledTime: start + UInt64(slot) * period,
                                           isChanged: false, previousSequence: lastSlot))

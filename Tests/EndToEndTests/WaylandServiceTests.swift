@@ -52,6 +52,38 @@ final class WaylandServiceTests: EndToEndTestCase {
     /// The recorder's status (recording.recorder).
     private func recorderStatus() throws -> [String: Any] { try XCTUnwrap(try recording()["recorder"] as? [String: Any]) }
 
+    /// Every picture the compositor sent becomes a frame: `weston-presentation-shm` redraws at
+    /// the output's refresh and the portal backend sends up to 30 pictures a second, so two can
+    /// arrive within one capture tick; both are recorded (the older is not replaced). Read from
+    /// the status: pictures received (`damage.grabs`) against frames captured that are not
+    /// repeats, apart from the few still waiting for the next tick and any counted as dropped;
+    /// the file holds those frames.
+    func testEveryPictureTheCompositorSentBecomesAFrame() throws {
+        let (motionExe, motionArgv) = wayland.command("weston-presentation-shm", [])
+        let motion = try RunningProcess(motionExe, motionArgv)
+        defer { _ = motion.wait(timeout: 0.1, grace: 2) }
+        defer { _ = try? ctl(["service", "stop"], timeout: 30) }
+        Thread.sleep(forTimeInterval: 1)
+        let output = out + "/every-picture.mp4"
+        try ok(["start", "--source", "portal", "--no-mic", "--no-app-audio", "--output", output], timeout: 90)
+        Thread.sleep(forTimeInterval: 5)
+        let capture = try XCTUnwrap(try recorderStatus()["capture"] as? [String: Any])
+        try ok(["stop"], timeout: 90)
+        let damage = try XCTUnwrap(capture["damage"] as? [String: Any], "\(capture)")
+        let received = try XCTUnwrap(damage["grabs"] as? Int, "\(damage)")
+        let repeats = try XCTUnwrap(damage["repeatedFrames"] as? Int, "\(damage)")
+        let captured = try XCTUnwrap(capture["framesCaptured"] as? Int, "\(capture)")
+        let dropped = try XCTUnwrap(capture["framesDropped"] as? Int, "\(capture)")
+        let pictures = captured - repeats
+        print("WaylandServiceTests: \(received) pictures received, \(pictures) captured (+ \(repeats) repeats), \(dropped) dropped")
+        XCTAssertGreaterThanOrEqual(received, 40, "the moving window makes the compositor send pictures: \(capture)")
+        XCTAssertLessThanOrEqual(pictures, received, "a captured picture was received: \(capture)")
+        // Up to 4 wait for the pacing thread's next tick (PipeWireFrameReceiver.pendingCapacity).
+        XCTAssertLessThanOrEqual(received - pictures, 4 + dropped, "every picture received became a frame: \(capture)")
+        let frames = try FFprobe.probe(output).video.first?.frameCount ?? 0
+        XCTAssertGreaterThanOrEqual(frames, captured - dropped, "the file holds the frames captured up to the status and more")
+    }
+
     /// A portal recording by the service with a file, RTMP, a 30 s replay buffer and the
     /// preview: paused 1.5 s, split once, a replay clip saved, the preview's status answered;
     /// the two parts are 1920x1080 with the session's background, start on a key frame, and add

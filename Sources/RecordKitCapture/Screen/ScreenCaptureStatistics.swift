@@ -4,6 +4,9 @@ package struct ScreenCaptureStatistics: Sendable {
     package var captured: Int64
     /// Ticks whose frame was not grabbed because every pooled buffer was still held by consumers.
     package var droppedPoolExhausted: Int64
+    /// Pictures a push source brought (a PipeWire stream) that were dropped before the capture
+    /// thread took them: it fell more than ``PendingPictures/capacity`` pictures behind.
+    package var droppedBehind: Int64 = 0
     /// Ticks skipped because the capture thread woke up more than one period late (the clock
     /// jumps forward instead of grabbing a burst of frames).
     package var lateTicks: Int64

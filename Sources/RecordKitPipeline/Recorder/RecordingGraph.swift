@@ -215,8 +215,9 @@ final class RecordingGraph: @unchecked Sendable {
         silenceTimer = nil
     }
 
-    /// Frames lost before any handler: pool exhausted, or an encoder behind.
+    /// Frames lost before any handler: pool exhausted, a capture thread or an encoder behind.
     var framesDropped: Int64 {
-        capture.statistics.droppedPoolExhausted + videoStages.reduce(0) { $0 + $1.dropped }
+        let capture = capture.statistics
+        return capture.droppedPoolExhausted + capture.droppedBehind + videoStages.reduce(0) { $0 + $1.dropped }
     }
 }
