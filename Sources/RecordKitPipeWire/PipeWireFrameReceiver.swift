@@ -10,7 +10,7 @@ import Synchronization
 /// in order (``PendingPictures``: each picture's damage is relative to the one before it).
 /// RGBx/RGBA are swapped into BGR0 on the way.
 ///
-/// Thread-safe: `receive` runs on PipeWire's thread, `takeAll` and `endReason` on the
+/// Thread-safe: `receive` runs on PipeWire's thread, `takeAll(into:)` and `endReason` on the
 /// pacing thread; they share only the mutex-guarded state and the pool.
 final class PipeWireFrameReceiver: @unchecked Sendable {
     /// A picture not yet delivered: a pooled buffer, its capture time, and its changed
@@ -37,8 +37,9 @@ final class PipeWireFrameReceiver: @unchecked Sendable {
         self.pending = Mutex(PendingPictures(capacity: Self.pendingCapacity, width: crop.width, height: crop.height))
     }
 
-    /// Every picture since the last call, oldest first (empty when none came).
-    func takeAll() -> [Picture] { pending.withLock { $0.takeAll() } }
+    /// Every picture since the last call, oldest first, into `pictures` (empty when none came);
+    /// keep the array from call to call and nothing is allocated.
+    func takeAll(into pictures: inout [Picture]) { pending.withLock { $0.takeAll(into: &pictures) } }
 
     /// Why the stream ended (error, node gone), or nil while it runs.
     var endReason: String? { ended.withLock { $0 } }

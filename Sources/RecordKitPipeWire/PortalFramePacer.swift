@@ -32,6 +32,7 @@ struct PortalFramePacer: Sendable {
         var last: MediaBuffer?
         var lastDelivered: UInt64 = 0
         let firstFrameDeadline = next + 10_000_000_000
+        var pictures: [PipeWireFrameReceiver.Picture] = []  // kept: taking pictures allocates nothing
         while !stop() {
             sleep(until: next)
             if stop() { return }
@@ -52,7 +53,8 @@ struct PortalFramePacer: Sendable {
                 onEnd?(CaptureError(.portalError, "the portal's screen cast stream was not linked to the compositor within 10 s (is WirePlumber running?)"))
                 return
             }
-            let pictures = receiver.takeAll()
+            receiver.takeAll(into: &pictures)
+            let broughtPictures = !pictures.isEmpty
             for picture in pictures {
                 let start = origin ?? picture.captureNs
                 origin = start
@@ -67,7 +69,8 @@ struct PortalFramePacer: Sendable {
                 last = picture.picture
                 lastDelivered = now
             }
-            if pictures.isEmpty, let previous = last, let start = origin {
+            pictures.removeAll(keepingCapacity: true)  // their pool slots go back now, not a tick later
+            if !broughtPictures, let previous = last, let start = origin {
                 // Nothing new: a repeat at this tick when the mode wants one, unless a picture
                 // of the tick before already took this tick's slot (two arrived within a tick).
                 let slot = Int64((now &- start) / period)

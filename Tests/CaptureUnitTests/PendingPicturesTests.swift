@@ -13,19 +13,33 @@ final class PendingPicturesTests: XCTestCase {
         Queue.Entry(picture: name, captureNs: ns, dirtyRects: rects)
     }
 
+    /// What `takeAll(into:)` gives, into a fresh array.
+    private func take<P>(_ queue: inout PendingPictures<P>) -> [PendingPictures<P>.Entry] {
+        var taken: [PendingPictures<P>.Entry] = []
+        queue.takeAll(into: &taken)
+        return taken
+    }
+
     func testPicturesComeOutOldestFirstAndOnlyOnce() {
         var queue = Queue(capacity: 4, width: 1920, height: 1080)
         XCTAssertEqual(queue.append(entry("a", at: 1, [PixelRect(x: 0, y: 0, width: 2, height: 2)])), 0)
         XCTAssertEqual(queue.append(entry("b", at: 2, nil)), 0)
         XCTAssertEqual(queue.count, 2)
-        let taken = queue.takeAll()
+        let taken = take(&queue)
         XCTAssertEqual(taken.map(\.picture), ["a", "b"])
         XCTAssertEqual(taken.map(\.captureNs), [1, 2])
         XCTAssertEqual(taken[0].dirtyRects, [PixelRect(x: 0, y: 0, width: 2, height: 2)], "damage passes unchanged")
         XCTAssertNil(taken[1].dirtyRects)
-        XCTAssertTrue(queue.takeAll().isEmpty, "taken once")
+        XCTAssertTrue(take(&queue).isEmpty, "taken once")
         XCTAssertEqual(queue.append(entry("c", at: 3, nil)), 0)
-        XCTAssertEqual(queue.takeAll().map(\.picture), ["c"])
+        XCTAssertEqual(take(&queue).map(\.picture), ["c"])
+        // The caller's array is kept from tick to tick: what it held before is gone.
+        var kept = [entry("stale", at: 0, nil)]
+        queue.append(entry("d", at: 4, nil))
+        queue.takeAll(into: &kept)
+        XCTAssertEqual(kept.map(\.picture), ["d"])
+        queue.takeAll(into: &kept)
+        XCTAssertTrue(kept.isEmpty, "nothing came since")
     }
 
     func testAPictureDroppedWhenFullGivesItsDamageToTheNextOne() {
@@ -36,7 +50,7 @@ final class PendingPicturesTests: XCTestCase {
         queue.append(entry("a", at: 1, [first]))
         queue.append(entry("b", at: 2, [second]))
         XCTAssertEqual(queue.append(entry("c", at: 3, [third])), 1, "the third picture drops the oldest")
-        let taken = queue.takeAll()
+        let taken = take(&queue)
         XCTAssertEqual(taken.map(\.picture), ["b", "c"])
         XCTAssertEqual(taken[0].dirtyRects, [first, second], "b now names what a and b changed")
         XCTAssertEqual(taken[1].dirtyRects, [third])
@@ -46,7 +60,7 @@ final class PendingPicturesTests: XCTestCase {
         var queue = Queue(capacity: 1, width: 640, height: 480)
         queue.append(entry("a", at: 1, [PixelRect(x: 11, y: 13, width: 5, height: 5)]))
         queue.append(entry("b", at: 2, [PixelRect(x: 630, y: 470, width: 40, height: 40)]))
-        let taken = queue.takeAll()
+        let taken = take(&queue)
         XCTAssertEqual(taken.map(\.picture), ["b"])
         XCTAssertEqual(taken[0].dirtyRects, [PixelRect(x: 10, y: 12, width: 6, height: 6),
                                              PixelRect(x: 630, y: 470, width: 10, height: 10)])
@@ -56,10 +70,10 @@ final class PendingPicturesTests: XCTestCase {
         var queue = Queue(capacity: 1, width: 640, height: 480)
         queue.append(entry("a", at: 1, nil))
         queue.append(entry("b", at: 2, [PixelRect(x: 0, y: 0, width: 2, height: 2)]))
-        XCTAssertNil(queue.takeAll()[0].dirtyRects, "a's change is unknown, so b's is too")
+        XCTAssertNil(take(&queue)[0].dirtyRects, "a's change is unknown, so b's is too")
         queue.append(entry("c", at: 3, [PixelRect(x: 0, y: 0, width: 2, height: 2)]))
         queue.append(entry("d", at: 4, nil))
-        XCTAssertNil(queue.takeAll()[0].dirtyRects)
+        XCTAssertNil(take(&queue)[0].dirtyRects)
     }
 
     func testADroppedPooledPictureGivesItsSlotBack() throws {
@@ -70,9 +84,8 @@ final class PendingPicturesTests: XCTestCase {
             queue.append(.init(picture: pool.buffer(slot: slot, byteCount: 4096), captureNs: UInt64(ns), dirtyRects: nil))
         }
         // Both slots were taken; the first picture was dropped, so one is free again.
-        let again = try XCTUnwrap(pool.acquire(), "the dropped picture's slot is free")
+        XCTAssertNotNil(pool.acquire(), "the dropped picture's slot is free")
         XCTAssertNil(pool.acquire(), "the kept picture still holds the other")
-        _ = again
-        XCTAssertEqual(queue.takeAll().map(\.captureNs), [2])
+        XCTAssertEqual(take(&queue).map(\.captureNs), [2])
     }
 }

@@ -41,10 +41,8 @@ final class WaylandPortalTests: EndToEndTestCase {
 
     /// Moving content for the rest of the test.
     private func startMotion() throws {
-        let (exe, argv) = wayland.command("weston-presentation-shm", [])
-        let motion = try RunningProcess(exe, argv)
+        let motion = try wayland.startMotion()
         addTeardownBlock { _ = motion.wait(timeout: 0.1, grace: 2) }
-        Thread.sleep(forTimeInterval: 1)
     }
 
     private func framesCaptured(_ result: ProcessResult) -> Int? {

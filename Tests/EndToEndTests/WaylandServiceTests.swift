@@ -59,11 +59,9 @@ final class WaylandServiceTests: EndToEndTestCase {
     /// repeats, apart from the few still waiting for the next tick and any counted as dropped;
     /// the file holds those frames.
     func testEveryPictureTheCompositorSentBecomesAFrame() throws {
-        let (motionExe, motionArgv) = wayland.command("weston-presentation-shm", [])
-        let motion = try RunningProcess(motionExe, motionArgv)
+        let motion = try wayland.startMotion()
         defer { _ = motion.wait(timeout: 0.1, grace: 2) }
         defer { _ = try? ctl(["service", "stop"], timeout: 30) }
-        Thread.sleep(forTimeInterval: 1)
         let output = out + "/every-picture.mp4"
         try ok(["start", "--source", "portal", "--no-mic", "--no-app-audio", "--output", output], timeout: 90)
         Thread.sleep(forTimeInterval: 5)
@@ -93,8 +91,7 @@ final class WaylandServiceTests: EndToEndTestCase {
         guard let rtmp = rig.rtmpURL, !rtmp.isEmpty, let recordDir = rig.rtmpRecordDir, !recordDir.isEmpty else {
             return XCTFail("RK_RTMP_URL / RK_RTMP_REC_DIR not set: run scripts/test.sh")
         }
-        let (motionExe, motionArgv) = wayland.command("weston-presentation-shm", [])
-        let motion = try RunningProcess(motionExe, motionArgv)
+        let motion = try wayland.startMotion()
         defer { _ = motion.wait(timeout: 0.1, grace: 2) }
         defer { _ = try? ctl(["service", "stop"], timeout: 30) }
         let key = "testkey-wayland-\(UUID().uuidString.prefix(8).lowercased())"  // the rig's nginx takes keys starting with "testkey"

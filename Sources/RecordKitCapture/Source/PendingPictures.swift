@@ -4,7 +4,7 @@ import RecordKit
 /// changes) brought that its capture clock has not taken yet, oldest first.
 ///
 /// Each picture's dirty rectangles are relative to the picture before it, so the clock takes all
-/// of them, in order (``takeAll()``), and gives each its own slot: two pictures that arrive within
+/// of them, in order (``takeAll(into:)``), and gives each its own slot: two pictures that arrive within
 /// one tick are both recorded. A clock that falls more than ``capacity`` pictures behind loses the
 /// oldest, and that picture's dirty rectangles join the next one's, so every delivered picture
 /// still names every pixel that changed since the picture delivered before it.
@@ -38,7 +38,7 @@ package struct PendingPictures<Picture> {
         self.capacity = max(1, capacity)
         self.width = width
         self.height = height
-        entries.reserveCapacity(self.capacity)
+        entries.reserveCapacity(self.capacity + 1)  // an append past capacity, before the drop
     }
 
     /// Pictures waiting.
@@ -55,10 +55,14 @@ package struct PendingPictures<Picture> {
         return 1
     }
 
-    /// Every waiting picture, oldest first; the queue is empty after.
-    package mutating func takeAll() -> [Entry] {
-        defer { entries.removeAll(keepingCapacity: true) }
-        return entries
+    /// Every waiting picture, oldest first, into `taken` (emptied first); the queue is empty
+    /// after. The two arrays change places, so a caller that keeps `taken` from tick to tick
+    /// allocates nothing (returning the array shared its buffer, so emptying the queue then
+    /// allocated a new one every time).
+    package mutating func takeAll(into taken: inout [Entry]) {
+        taken.removeAll(keepingCapacity: true)
+        taken.reserveCapacity(capacity + 1)  // allocates only the first time
+        swap(&entries, &taken)
     }
 
     /// What changed across two consecutive pictures: both lists (clipped, even-aligned, at most

@@ -65,6 +65,15 @@ final class WaylandRig: @unchecked Sendable {
         try rig(["casts-ended"])
     }
 
+    /// Moving content in the session: `weston-presentation-shm`, a window that redraws at the
+    /// output's refresh, given a second to appear. The caller stops it (`wait(timeout:grace:)`).
+    func startMotion() throws -> RunningProcess {
+        let (exe, argv) = command("weston-presentation-shm", [])
+        let motion = try RunningProcess(exe, argv)
+        Thread.sleep(forTimeInterval: 1)
+        return motion
+    }
+
     /// `executable arguments` as the rig's user inside the session, with only the session's
     /// environment (no DISPLAY: a Wayland session without X) plus `extra`.
     func command(_ executable: String, _ arguments: [String], extra: [String: String] = [:]) -> (String, [String]) {
